@@ -1,0 +1,119 @@
+/**
+ * buildApp(deps) → the Fastify instance with every resource registered by hand. It never
+ * listens (main.ts does), so tests drive it with app.inject().
+ */
+import crypto from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
+import { sql } from 'drizzle-orm';
+import type { Api, AppDeps, Resource } from './http/api.ts';
+import { Authenticator } from './http/auth.ts';
+import { methodNotAllowed, registerErrorHandler } from './http/errors.ts';
+import { API_PREFIX, listUrl } from './http/links.ts';
+import { paymentResource } from './resources/payment/payment.routes.ts';
+import { phonebookResource } from './resources/phonebook/phonebook.routes.ts';
+import { usersResource } from './resources/users/users.routes.ts';
+
+/** Every REST resource, in the order the API root lists them. */
+export const resources: Resource[] = [
+  usersResource,
+  paymentResource,
+  phonebookResource,
+];
+
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+export const JSON_BODY_LIMIT = 1024 * 1024; // contract §8: JSON bodies over 1 MB → 413
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    trustProxy: deps.config.trustProxy,
+    bodyLimit: JSON_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Request input is read by http/fields.ts and the routes, with DRF's messages and leniency
+  // (numbers as strings, "True", links in three forms, every error at once), which Ajv cannot
+  // give. The TypeBox schemas on the routes document that input in the OpenAPI description and
+  // serialize the responses; they are not a second validator with other messages.
+  app.setValidatorCompiler(() => () => true);
+
+  // JSON only (contract §1): without the text/plain parser, any other type is a 415.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandler(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Campaign Dialer API',
+        version: '1',
+        description: 'Newfies-Dialer compatible REST API for voice and SMS campaigns.',
+      },
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic' },
+          token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' },
+        },
+      },
+      security: [{ basic: [] }, { token: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await deps.database.db.execute(sql`select 1`);
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  const authenticator = new Authenticator(deps.auth);
+  await app.register(
+    async (api: Api) => {
+      api.addHook('onRequest', async (request) => {
+        request.user = await authenticator.authenticate(deps.database.db, request);
+      });
+      const offered = new Map<string, Set<string>>();
+      api.addHook('onRoute', (route) => {
+        const methods = Array.isArray(route.method) ? route.method : [route.method];
+        const set = offered.get(route.url) ?? new Set<string>();
+        methods.forEach((m) => set.add(m));
+        offered.set(route.url, set);
+      });
+
+      api.get('/', { schema: { hide: true } }, async (request) =>
+        Object.fromEntries(resources.map((r) => [r.name, listUrl(request, r.name)])),
+      );
+      for (const resource of resources) await resource.routes(api, deps);
+
+      // A method a path does not offer is 405, as DRF answers (e.g. POST /rest-api/queue/).
+      for (const [url, methods] of offered) {
+        const missing = METHODS.filter((m) => !methods.has(m));
+        if (missing.length === 0 || url.startsWith(`${API_PREFIX}/docs`)) continue;
+        api.route({
+          method: missing,
+          url: url.slice(API_PREFIX.length) || '/',
+          schema: { hide: true },
+          handler: async (request) => {
+            throw methodNotAllowed(request.method);
+          },
+        });
+      }
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,127 @@
+/**
+ * The `campaign-dialer` command. Every failure is one clear line on stderr and a non-zero exit.
+ * Commands of a resource (queue, import, gateway …) live beside it as `<name>.cli.ts`.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig } from './config.ts';
+import type { Database } from './db/database.ts';
+import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
+import { openAndMigrate, Roles, type Role, serveUntilSignalled } from './main.ts';
+import { decimal } from './http/fields.ts';
+
+/** Thrown by commands for a one-line error to the user. */
+export class CliError extends Error {}
+
+const quiet = { info: () => {}, warn: (m: string) => process.stderr.write(`${m}\n`) };
+
+/** Runs `work` with the configured database, migrated, and closes it after. */
+export async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
+  const database = await openAndMigrate(loadConfig(), quiet);
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function decimalOption(value: string): string {
+  try {
+    return decimal({ places: 5 }).parse(value, undefined as never) as string;
+  } catch {
+    throw new InvalidArgumentError('expected a number with at most 5 decimals');
+  }
+}
+
+function userOptions(command: Command): Command {
+  return command
+    .option('--admin', 'make the user an admin (sees and changes every record)')
+    .option('--no-admin', 'make the user a regular user')
+    .option('--email <email>', 'e-mail address')
+    .option('--first-name <name>', 'first name')
+    .option('--last-name <name>', 'last name')
+    .option('--balance <amount>', 'account balance', decimalOption)
+    .option('--call-rate <rate>', 'price of a call minute', decimalOption)
+    .option('--sms-rate <rate>', 'price of an SMS part', decimalOption);
+}
+
+function userInput(opts: Record<string, string | boolean | undefined>): UserInput {
+  return {
+    password: opts.password as string | undefined,
+    is_admin: opts.admin as boolean | undefined,
+    email: opts.email as string | undefined,
+    first_name: opts.firstName as string | undefined,
+    last_name: opts.lastName as string | undefined,
+    balance: opts.balance as string | undefined,
+    call_rate: opts.callRate as string | undefined,
+    sms_rate: opts.smsRate as string | undefined,
+  };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('campaign-dialer')
+    .description('Outbound voice and SMS campaigns with a Newfies-Dialer compatible REST API.')
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('serve')
+    .description('run the REST API and/or the dialer engine until SIGTERM/SIGINT')
+    .addOption(new Option('--role <role>', 'what this process runs').choices(Roles).default('all'))
+    .action(async (opts: { role: Role }) => serveUntilSignalled(loadConfig(), opts.role));
+
+  program
+    .command('migrate')
+    .description('apply the database migrations and exit')
+    .action(async () => {
+      await withDatabase(async () => {});
+      console.log('database is up to date');
+    });
+
+  const user = program.command('user').description('create and update accounts');
+  userOptions(
+    user
+      .command('create')
+      .description('create a user')
+      .requiredOption('--username <username>', 'login name')
+      .requiredOption('--password <password>', 'password'),
+  ).action(async (opts) => {
+    const row = await withDatabase(({ db }) =>
+      createUser(db, { ...userInput(opts), username: opts.username, password: opts.password }),
+    );
+    console.log(`created user ${row.username} (id ${row.id}${row.is_admin ? ', admin' : ''})`);
+  });
+  userOptions(
+    user
+      .command('update')
+      .description('change a user')
+      .argument('<username>', 'the user to change')
+      .option('--password <password>', 'new password'),
+  ).action(async (username: string, opts) => {
+    const row = await withDatabase(({ db }) => changeUser(db, username, userInput(opts)));
+    console.log(`updated user ${row.username} (id ${row.id})`);
+  });
+
+  program
+    .command('token')
+    .description('API tokens')
+    .command('create')
+    .description('issue a new API token for a user (printed once, stored hashed)')
+    .requiredOption('--username <username>', 'the token owner')
+    .action(async (opts: { username: string }) => {
+      const key = await withDatabase(({ db }) => createToken(db, opts.username));
+      console.log(key);
+    });
+
+  return program;
+}
+
+async function main(): Promise<void> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (err) {
+    const known = err instanceof ConfigError || err instanceof AccountError || err instanceof CliError;
+    process.stderr.write(`campaign-dialer: ${known ? (err as Error).message : String((err as Error)?.message ?? err)}\n`);
+    process.exit(1);
+  }
+}
+
+await main();

@@ -1,0 +1,93 @@
+/**
+ * The only reader of process.env. Every setting is typed, validated and frozen here, with its
+ * default; a bad value is one clear line and exit 1 (see main.ts / cli.ts).
+ */
+import path from 'node:path';
+
+export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LogLevels)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** PostgreSQL URL; undefined means the embedded PGlite database under dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Instance time zone: campaign dates without an offset are read in it (contract §1). */
+  readonly timeZone: string;
+  readonly logLevel: LogLevel;
+  /** Trust X-Forwarded-Proto/Host (and the client address) from a reverse proxy. */
+  readonly trustProxy: boolean | string;
+  readonly maxUploadBytes: number;
+  /** Billing increment in seconds; 0 bills the exact billsec (contract §6). */
+  readonly billingIncrement: number;
+  readonly adminPassword: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function timeZone(env: Env): string {
+  const raw = env.TIME_ZONE || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: raw });
+  } catch {
+    throw new ConfigError(`TIME_ZONE must be an IANA time zone such as "Europe/Paris", got "${raw}"`);
+  }
+  return raw;
+}
+
+function trustProxy(env: Env): boolean | string {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  // Fastify also takes a comma-separated list of addresses or CIDR ranges.
+  if (/^[0-9a-fA-F.:/,\s]+$/.test(raw)) return raw;
+  throw new ConfigError(`TRUST_PROXY must be true, false or a list of proxy addresses, got "${raw}"`);
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** Reads and validates the configuration; throws ConfigError with a one-line message. */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LogLevels.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LogLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const host = env.HOST || '127.0.0.1';
+  return Object.freeze({
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    host,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: databaseUrl(env),
+    timeZone: timeZone(env),
+    logLevel,
+    trustProxy: trustProxy(env),
+    maxUploadBytes: integer(env, 'MAX_UPLOAD_MB', 20, 1, 10240) * 1024 * 1024,
+    billingIncrement: integer(env, 'BILLING_INCREMENT', 6, 0, 3600),
+    adminPassword: env.DIALER_ADMIN_PASSWORD || undefined,
+  });
+}

@@ -1,0 +1,194 @@
+/**
+ * Opens the database: PostgreSQL through `pg` when a URL is given, else embedded PGlite under
+ * DATA_DIR (guarded by a lock file: PGlite allows one process per data directory). Both are
+ * driven through the same Drizzle schema; sessions run in UTC so timestamps read back in UTC.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+/** The Drizzle database, or a transaction on it: repositories take either as their first argument. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs SQL text that may hold several statements (migrations). */
+  exec(sqlText: string): Promise<void>;
+  /** The pg pool (PostgreSQL only), for COPY streams. */
+  readonly pool?: pg.Pool;
+  /** The PGlite instance (embedded only), for COPY from a blob. */
+  readonly pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; when absent, PGlite in `dataDir` (or in memory when dataDir is 'memory'). */
+  url?: string;
+  dataDir?: string;
+  /** How long to keep retrying a database that does not answer at start. */
+  retryForMs?: number;
+  log?: { warn(msg: string): void };
+  poolSize?: number;
+}
+
+/** Runs a query and returns its rows, on either driver. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir ?? 'memory', options);
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    options: '-c TimeZone=UTC',
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', (err) => options.log?.warn(`database connection lost: ${err.message}`));
+  await waitForServer(pool, url, options);
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    async exec(sqlText) {
+      await pool.query(sqlText);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** A database that is down at start: retry with backoff, and say so each time. */
+async function waitForServer(pool: pg.Pool, url: string, options: OpenOptions): Promise<void> {
+  const deadline = Date.now() + (options.retryForMs ?? 60_000);
+  let delay = 250;
+  for (;;) {
+    try {
+      await pool.query('select 1');
+      return;
+    } catch (err) {
+      const message = (err as Error).message || String(err);
+      if (Date.now() + delay > deadline) {
+        throw new Error(`database at ${redact(url)} is not reachable: ${message}`);
+      }
+      options.log?.warn(`database at ${redact(url)} is not reachable (${message}); retrying in ${delay} ms`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
+  let release = () => {};
+  let pglite: PGlite;
+  if (dataDir === 'memory') {
+    pglite = new PGlite();
+  } else {
+    fs.mkdirSync(dataDir, { recursive: true });
+    release = acquireLock(dataDir);
+    try {
+      pglite = new PGlite(path.join(dataDir, 'pglite'));
+      await pglite.waitReady;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+  // PGlite is a single session, so this holds for every query.
+  await pglite.exec("SET TIME ZONE 'UTC'");
+  void options;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    pglite,
+    async exec(sqlText) {
+      await pglite.exec(sqlText);
+    },
+    async close() {
+      try {
+        await pglite.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/**
+ * Takes DATA_DIR/campaign-dialer.lock for this process. A live holder makes us refuse with its
+ * pid; a lock left by a dead process (kill -9) is taken over.
+ */
+export function acquireLock(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'campaign-dialer.lock');
+  const content = JSON.stringify({ pid: process.pid, started: new Date().toISOString(), argv: process.argv.slice(1) });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, content, { flag: 'wx' });
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        try {
+          const held = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as { pid: number };
+          if (held.pid === process.pid) fs.unlinkSync(lockPath);
+        } catch {
+          // Already gone: nothing to release.
+        }
+      };
+      process.once('exit', release);
+      return release;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = readLock(lockPath);
+      if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
+        throw new Error(
+          `the embedded database in ${dataDir} is in use by process ${holder.pid} (started ${holder.started}); ` +
+            'stop that process, or give this one another DATA_DIR or a DATABASE_URL',
+        );
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`could not take the lock file ${lockPath}`);
+}
+
+function readLock(lockPath: string): { pid: number; started: string } | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(lockPath, 'utf8')) as { pid: number; started: string };
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Applies the numbered SQL files of migrations/ in order, each once, each in its own
+ * transaction. On PostgreSQL an advisory lock lets several processes start at once safely.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { type Database, queryRows } from './database.ts';
+
+const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const lockKey = 7_214_305_118; // any constant: the advisory lock that serialises migrations
+
+/** Returns the names of the migrations it applied. */
+export async function migrate(database: Database): Promise<string[]> {
+  const files = fs
+    .readdirSync(migrationsDir)
+    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+    .sort();
+  await database.exec(
+    'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
+  );
+  if (database.pool) {
+    const client = await database.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock($1)', [lockKey]);
+      try {
+        return await applyPending(database, files, async (text) => void (await client.query(text)));
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [lockKey]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+  return applyPending(database, files, (text) => database.exec(text));
+}
+
+async function applyPending(
+  database: Database,
+  files: string[],
+  exec: (text: string) => Promise<void>,
+): Promise<string[]> {
+  // Read under the lock: another process may have applied some while we waited for it.
+  const done = new Set(
+    (await queryRows<{ name: string }>(database.db, sql`select name from schema_migrations`)).map((r) => r.name),
+  );
+  const applied: string[] = [];
+  for (const name of files.filter((f) => !done.has(f))) {
+    const body = fs.readFileSync(path.join(migrationsDir, name), 'utf8');
+    // One transaction: the migration and its record land together, or neither does.
+    try {
+      await exec(`begin;\n${body}\n;insert into schema_migrations (name) values ('${name}');\ncommit;`);
+    } catch (err) {
+      await exec('rollback').catch(() => {});
+      throw new Error(`migration ${name} failed: ${(err as Error).message}`);
+    }
+    applied.push(name);
+  }
+  return applied;
+}

@@ -1,0 +1,144 @@
+/**
+ * Authentication (contract §3): HTTP Basic and `Authorization: Token <key>`. Verified
+ * credentials are cached briefly so a request does not pay a slow hash each time; the cache key
+ * includes the stored hash, so a password changed anywhere (even by the CLI in another process)
+ * misses the cache at once. Repeated failures from one address are answered 429 for a while.
+ */
+import crypto from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.ts';
+import { findUser, findUserByUsername, listTokensByPrefix, type UserRow } from '../resources/users/users.repository.ts';
+import { tooManyRequests, unauthorized } from './errors.ts';
+import { verifySecret } from './passwords.ts';
+
+export interface AuthUser {
+  readonly id: number;
+  readonly username: string;
+  readonly is_admin: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller; set on every /rest-api/ route except the public ones. */
+    user: AuthUser;
+  }
+}
+
+export interface AuthOptions {
+  /** How long a verified credential is trusted without hashing again. */
+  cacheMs?: number;
+  cacheSize?: number;
+  /** Failed logins from one address within `failureWindowMs` before it is throttled. */
+  maxFailures?: number;
+  failureWindowMs?: number;
+  /** How long a throttled address is answered 429. */
+  blockMs?: number;
+}
+
+interface Failures {
+  count: number;
+  since: number;
+  blockedUntil: number;
+}
+
+/** A bounded map: the oldest entry goes when it is full. */
+class BoundedMap<V> extends Map<string, V> {
+  constructor(private readonly limit: number) {
+    super();
+  }
+  override set(key: string, value: V): this {
+    if (!this.has(key) && this.size >= this.limit) this.delete(this.keys().next().value as string);
+    return super.set(key, value);
+  }
+}
+
+const sha256 = (...parts: string[]) => crypto.createHash('sha256').update(parts.join('\0')).digest('base64');
+
+export class Authenticator {
+  private readonly verified: BoundedMap<number>;
+  private readonly failures: BoundedMap<Failures>;
+  private readonly opts: Required<AuthOptions>;
+
+  constructor(options: AuthOptions = {}) {
+    this.opts = {
+      cacheMs: 5 * 60_000,
+      cacheSize: 10_000,
+      maxFailures: 10,
+      failureWindowMs: 5 * 60_000,
+      blockMs: 5 * 60_000,
+      ...options,
+    };
+    this.verified = new BoundedMap(this.opts.cacheSize);
+    this.failures = new BoundedMap(this.opts.cacheSize);
+  }
+
+  /** Returns the caller of `request`, or throws 401 (or 429 for a throttled address). */
+  async authenticate(db: Db, request: FastifyRequest): Promise<AuthUser> {
+    const now = Date.now();
+    const address = request.ip;
+    const record = this.failures.get(address);
+    if (record && record.blockedUntil > now) {
+      throw tooManyRequests(Math.ceil((record.blockedUntil - now) / 1000));
+    }
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized();
+    const user = await this.verify(db, header, now);
+    if (!user) {
+      this.fail(address, now);
+      throw unauthorized(
+        /^token /i.test(header) ? 'Invalid token.' : 'Invalid username/password.',
+      );
+    }
+    if (record) this.failures.delete(address);
+    return { id: user.id, username: user.username, is_admin: user.is_admin };
+  }
+
+  private async verify(db: Db, header: string, now: number): Promise<UserRow | undefined> {
+    const [scheme, ...rest] = header.trim().split(/\s+/);
+    const value = rest.join(' ');
+    if (/^basic$/i.test(scheme)) {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) return undefined;
+      const username = decoded.slice(0, colon);
+      const password = decoded.slice(colon + 1);
+      const user = await findUserByUsername(db, username);
+      if (!user) {
+        await verifySecret(password, DUMMY_HASH); // same cost as a real check: no user-name oracle
+        return undefined;
+      }
+      return (await this.check(password, user.password_hash, now)) ? user : undefined;
+    }
+    if (/^token$/i.test(scheme)) {
+      const prefix = value.split('.')[0];
+      if (!prefix || prefix.length > 16) return undefined;
+      for (const token of await listTokensByPrefix(db, prefix)) {
+        if (await this.check(value, token.key_hash, now)) return findUser(db, token.user_id);
+      }
+    }
+    return undefined;
+  }
+
+  private async check(secret: string, storedHash: string, now: number): Promise<boolean> {
+    const key = sha256(secret, storedHash);
+    const until = this.verified.get(key);
+    if (until !== undefined && until > now) return true;
+    if (!(await verifySecret(secret, storedHash))) return false;
+    this.verified.set(key, now + this.opts.cacheMs);
+    return true;
+  }
+
+  private fail(address: string, now: number): void {
+    let record = this.failures.get(address);
+    if (!record || now - record.since > this.opts.failureWindowMs) {
+      record = { count: 0, since: now, blockedUntil: 0 };
+    }
+    record.count += 1;
+    if (record.count >= this.opts.maxFailures) record.blockedUntil = now + this.opts.blockMs;
+    this.failures.set(address, record);
+  }
+}
+
+// A valid hash of a random secret, checked when the user does not exist.
+const DUMMY_HASH =
+  'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$' + Buffer.alloc(32, 7).toString('base64');

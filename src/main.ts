@@ -1,0 +1,89 @@
+/**
+ * Process entry for `campaign-dialer serve`: open the database (retrying while it is down),
+ * apply migrations, create the first admin, then start the API and/or the engine by role.
+ * SIGTERM/SIGINT stop both gracefully: the API stops accepting requests and finishes those in
+ * flight, the engine stops claiming work and records the calls in flight, then the database
+ * closes (and the embedded database's lock file is released).
+ */
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { ensureFirstAdmin } from './resources/users/users.service.ts';
+
+export const Roles = ['all', 'api', 'engine'] as const;
+export type Role = (typeof Roles)[number];
+
+export interface Running {
+  database: Database;
+  app?: FastifyInstance;
+  /** The address the API listens on, when this process serves it. */
+  address?: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the database the configuration names and brings its schema up to date. */
+export async function openAndMigrate(config: Config, log: { info(m: string): void; warn(m: string): void }): Promise<Database> {
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    log,
+  });
+  try {
+    const applied = await migrate(database);
+    if (applied.length) log.info(`applied migrations: ${applied.join(', ')}`);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}
+
+export async function serve(config: Config, role: Role): Promise<Running> {
+  const log = pino({ level: config.logLevel });
+  const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  log.info(`starting (role ${role}) on ${where}`);
+  const database = await openAndMigrate(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
+
+  const admin = await ensureFirstAdmin(database.db, config.adminPassword);
+  if (admin.generated) {
+    log.warn(`created user "admin" with password ${admin.generated} (shown once; change it with campaign-dialer user update admin --password …)`);
+  } else if (admin.created) {
+    log.info('created user "admin" with DIALER_ADMIN_PASSWORD');
+  }
+
+  let app: FastifyInstance | undefined;
+  let address: string | undefined;
+  if (role === 'all' || role === 'api') {
+    app = await buildApp({ database, config });
+    address = await app.listen({ port: config.port, host: config.host });
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info('shutting down');
+      await app?.close();
+      await database.close();
+      log.info('stopped');
+    })());
+  return { database, app, address, stop };
+}
+
+/** Runs `serve` until SIGTERM or SIGINT, then stops gracefully. */
+export async function serveUntilSignalled(config: Config, role: Role): Promise<void> {
+  const running = await serve(config, role);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      void signal;
+      resolve();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  await running.stop();
+}

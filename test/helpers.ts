@@ -1,0 +1,111 @@
+/**
+ * Per-test-file application and database: call testApp() / testDatabase() at the top level of a
+ * test file (top-level await), so that they are closed when the file's tests are done. Every test file runs on in-memory PGlite; when
+ * TEST_DATABASE_URL is set, on a fresh PostgreSQL database made for that file (and dropped
+ * after), so counts and lists see only what the file made.
+ */
+import crypto from 'node:crypto';
+import { after } from 'node:test';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { type Database, openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import type { AppDeps } from '../src/http/api.ts';
+
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export const dbLabel = onPostgres ? 'PostgreSQL' : 'PGlite';
+
+/** A fresh PostgreSQL database for this file; returns its URL and a function that drops it. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = new URL(process.env.TEST_DATABASE_URL as string);
+  const name = `cd_test_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base.toString() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/** Opens (and migrates) a database for this test file; it is closed and dropped after the file. */
+export async function testDatabase(): Promise<Database & { url?: string }> {
+  if (!onPostgres) {
+    const database = await openDatabase({ dataDir: 'memory' });
+    await migrate(database);
+    after(() => database.close());
+    return database;
+  }
+  const { url, drop } = await freshPostgresDatabase();
+  const database = await openDatabase({ url, poolSize: 5 });
+  await migrate(database);
+  after(async () => {
+    await database.close();
+    await drop();
+  });
+  return Object.assign(Object.create(Object.getPrototypeOf(database)), database, { url });
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/campaign-dialer-test' }), ...overrides };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: Database & { url?: string };
+  config: Config;
+}
+
+/** The app on a fresh database, closed after the file. */
+export async function testApp(deps: Partial<AppDeps> = {}): Promise<TestContext> {
+  const database = (deps.database as TestContext['database']) ?? (await testDatabase());
+  const config = deps.config ?? testConfig();
+  const app = await buildApp({ logger: false, ...deps, database, config });
+  after(() => app.close());
+  return { app, database, config };
+}
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+/** app.inject with credentials and a JSON body; returns the response with `json` parsed. */
+export async function call(
+  app: FastifyInstance,
+  auth: string | undefined,
+  method: InjectOptions['method'],
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse & { body: string; data: any }> {
+  const response = await app.inject({
+    method,
+    url,
+    headers: { ...(auth ? { authorization: auth } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  let data: unknown;
+  try {
+    data = response.body ? JSON.parse(response.body) : undefined;
+  } catch {
+    data = undefined;
+  }
+  return Object.assign(response, { data });
+}
+
+/** The id at the end of a record URL ("http://h/rest-api/phonebook/3/" → 3). */
+export function idOf(url: string): number {
+  const m = /\/(\d+)\/?$/.exec(url);
+  if (!m) throw new Error(`not a record URL: ${url}`);
+  return Number(m[1]);
+}

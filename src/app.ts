@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
 
       api.get('/', { schema: { hide: true } }, async (request) =>
-        Object.fromEntries(resources.map((r) => [r.name, listUrl(request, r.name)])),
+        Object.fromEntries(resources.filter((r) => r.listed !== false).map((r) => [r.name, listUrl(request, r.name)])),
       );
       for (const resource of resources) await resource.routes(api, deps);
 

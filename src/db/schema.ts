@@ -5,3 +5,4 @@
 export * from './schema/accounts.ts';
 export * from './schema/contacts.ts';
 export * from './schema/ivr.ts';
+export * from './schema/campaigns.ts';

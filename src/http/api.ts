@@ -40,6 +40,8 @@ export interface Resource {
   name: string;
   /** Other path segments routed to the same resource (dnc-list ⇄ dnc); not listed in the root. */
   aliases?: string[];
+  /** false: routes only (e.g. bulk import endpoints under other resources), not in the API root. */
+  listed?: boolean;
   routes(api: Api, deps: AppDeps): void | Promise<void>;
 }
 

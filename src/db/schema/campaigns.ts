@@ -1,0 +1,269 @@
+/**
+ * Voice campaigns and what the engine writes (issue 5): gateways, campaigns and their
+ * phonebooks, subscribers, call requests, per-call survey results, CDRs, DIDs.
+ */
+
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  time,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
+import { users } from './accounts.ts';
+import { createdDate, timestamptz, updatedDate } from './columns.ts';
+import { calleridGroups, contacts, dncLists, phonebooks } from './contacts.ts';
+import { audioFiles, sectionTemplates, surveyTemplates } from './ivr.ts';
+
+export const gateways = pgTable('gateways', {
+  id: serial('id').primaryKey(),
+  name: varchar('name', { length: 100 }).notNull().unique(),
+  /** 1 active, 0 inactive. */
+  status: smallint('status').notNull().default(1),
+  description: text('description').notNull().default(''),
+  /** The telephony driver: simulator (default) or freeswitch (contract §7). */
+  driver: varchar('driver', { length: 30 }).notNull().default('simulator'),
+  /** Dial-string prefix, e.g. "sofia/gateway/carrier/". */
+  gateways: varchar('gateways', { length: 500 }).notNull().default(''),
+  addprefix: varchar('addprefix', { length: 60 }).notNull().default(''),
+  removeprefix: varchar('removeprefix', { length: 60 }).notNull().default(''),
+  originate_dial_string: varchar('originate_dial_string', { length: 500 }).notNull().default(''),
+  /** At most this many calls at once through the gateway; null = no cap. */
+  maximum_call: integer('maximum_call'),
+  /** Driver settings, checked against the driver; secrets are write-only in the API. */
+  settings: jsonb('settings').notNull().default({}),
+  created_date: createdDate(),
+  updated_date: updatedDate(),
+});
+
+/** Campaign `status` (contract §4). */
+export const CampaignStatus = { New: 0, Start: 1, Pause: 2, Abort: 3, End: 4 } as const;
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: serial('id').primaryKey(),
+    campaign_code: varchar('campaign_code', { length: 20 }).notNull().unique(),
+    name: varchar('name', { length: 100 }).notNull(),
+    description: text('description').notNull().default(''),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    status: smallint('status').notNull().default(CampaignStatus.New),
+    callerid: varchar('callerid', { length: 80 }).notNull().default(''),
+    caller_name: varchar('caller_name', { length: 100 }).notNull().default(''),
+    callerid_group_id: integer('callerid_group_id').references(() => calleridGroups.id, { onDelete: 'set null' }),
+    startingdate: timestamptz('startingdate'),
+    expirationdate: timestamptz('expirationdate'),
+    daily_start_time: time('daily_start_time').notNull().default('00:00:00'),
+    daily_stop_time: time('daily_stop_time').notNull().default('23:59:59'),
+    monday: boolean('monday').notNull().default(true),
+    tuesday: boolean('tuesday').notNull().default(true),
+    wednesday: boolean('wednesday').notNull().default(true),
+    thursday: boolean('thursday').notNull().default(true),
+    friday: boolean('friday').notNull().default(true),
+    saturday: boolean('saturday').notNull().default(true),
+    sunday: boolean('sunday').notNull().default(true),
+    /** Call starts per minute (contract §5). */
+    frequency: integer('frequency').notNull().default(10),
+    callmaxduration: integer('callmaxduration').notNull().default(1800),
+    maxretry: integer('maxretry').notNull().default(0),
+    intervalretry: integer('intervalretry').notNull().default(300),
+    calltimeout: integer('calltimeout').notNull().default(45),
+    max_aleg: integer('max_aleg').notNull().default(100),
+    max_xfer: integer('max_xfer').notNull().default(0),
+    dial_method: smallint('dial_method').notNull().default(1),
+    agent_dial_rate: numeric('agent_dial_rate', { precision: 6, scale: 2 }).notNull().default('1.00'),
+    aleg_gateway_id: integer('aleg_gateway_id').references(() => gateways.id, { onDelete: 'restrict' }),
+    /** The SMS gateway for send-SMS sections (its table and FK come with the SMS issue). */
+    sms_gateway_id: integer('sms_gateway_id'),
+    /** The survey template to run (`object_id` in the API). */
+    survey_id: integer('survey_id').references(() => surveyTemplates.id, { onDelete: 'set null' }),
+    /** The survey as it was at the first start (contract §5: later edits do not change it). */
+    survey_snapshot: jsonb('survey_snapshot'),
+    extra_data: text('extra_data').notNull().default(''),
+    voicemail: boolean('voicemail').notNull().default(false),
+    amd_behavior: smallint('amd_behavior').notNull().default(1),
+    voicemail_audiofile_id: integer('voicemail_audiofile_id').references(() => audioFiles.id, { onDelete: 'set null' }),
+    dnc_id: integer('dnc_id').references(() => dncLists.id, { onDelete: 'set null' }),
+    timezone_dialing: boolean('timezone_dialing').notNull().default(false),
+    completion_enabled: boolean('completion_enabled').notNull().default(false),
+    end_when_done: boolean('end_when_done').notNull().default(false),
+    has_been_started: boolean('has_been_started').notNull().default(false),
+    totalcontact: integer('totalcontact').notNull().default(0),
+    /** Pacing: the earliest time the next call may start (kept by the engine). */
+    next_call_at: timestamptz('next_call_at'),
+    /** Why the campaign is not dialing, as last seen by the engine (e.g. waiting for credit). */
+    engine_state: varchar('engine_state', { length: 200 }),
+    started_date: timestamptz('started_date'),
+    ended_date: timestamptz('ended_date'),
+    created_date: createdDate(),
+    updated_date: updatedDate(),
+  },
+  (t) => [uniqueIndex('campaigns_user_name_idx').on(t.user_id, t.name), index('campaigns_status_idx').on(t.status)],
+);
+
+export const campaignPhonebooks = pgTable(
+  'campaign_phonebooks',
+  {
+    campaign_id: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+    phonebook_id: integer('phonebook_id').notNull().references(() => phonebooks.id, { onDelete: 'restrict' }),
+  },
+  (t) => [primaryKey({ columns: [t.campaign_id, t.phonebook_id] }), index('campaign_phonebooks_phonebook_idx').on(t.phonebook_id)],
+);
+
+/** Subscriber `status` (contract §4). */
+export const SubscriberStatus = {
+  Pending: 1,
+  Pause: 2,
+  Abort: 3,
+  Fail: 4,
+  Sent: 5,
+  InProcess: 6,
+  NotAuthorized: 7,
+  Completed: 8,
+} as const;
+
+export const subscribers = pgTable(
+  'subscribers',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    campaign_id: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+    contact_id: integer('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    /** The number to dial, normalised (contract §1). */
+    duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
+    full_name: varchar('full_name', { length: 200 }).notNull().default(''),
+    status: smallint('status').notNull().default(SubscriberStatus.Pending),
+    count_attempt: integer('count_attempt').notNull().default(0),
+    last_attempt: timestamptz('last_attempt'),
+    /** When the subscriber may be dialled (retries are due intervalretry after a failure). */
+    next_attempt_at: timestamptz('next_attempt_at').notNull().defaultNow(),
+    gmt_offset: numeric('gmt_offset', { precision: 4, scale: 2 }),
+    tz_code: varchar('tz_code', { length: 64 }).notNull().default(''),
+    additional_vars: jsonb('additional_vars').notNull().default({}),
+    /** Why the subscriber is in its final state (DNC hit, attempts exhausted, aborted …). */
+    reason: varchar('reason', { length: 200 }).notNull().default(''),
+    created_date: createdDate(),
+    updated_date: updatedDate(),
+  },
+  (t) => [
+    uniqueIndex('subscribers_campaign_number_idx').on(t.campaign_id, t.duplicate_contact),
+    index('subscribers_due_idx').on(t.campaign_id, t.status, t.next_attempt_at),
+  ],
+);
+
+/** Callrequest `status` (contract §4). */
+export const CallRequestStatus = {
+  Pending: 1,
+  Failure: 2,
+  Retry: 3,
+  Success: 4,
+  Abort: 5,
+  Pause: 6,
+  Calling: 7,
+} as const;
+
+export const callrequests = pgTable(
+  'callrequests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    campaign_id: integer('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+    subscriber_id: bigint('subscriber_id', { mode: 'number' }).references(() => subscribers.id, { onDelete: 'set null' }),
+    status: smallint('status').notNull().default(CallRequestStatus.Pending),
+    /** The telephony call id (the A-leg's uuid). */
+    call_uuid: varchar('call_uuid', { length: 64 }).notNull(),
+    phone_number: varchar('phone_number', { length: 21 }).notNull(),
+    callerid: varchar('callerid', { length: 80 }).notNull().default(''),
+    gateway_id: integer('gateway_id').references(() => gateways.id, { onDelete: 'set null' }),
+    /** Which attempt of the subscriber this is (1 = first). */
+    attempt: integer('attempt').notNull().default(1),
+    /** The engine process that placed it, so a restart can close its calls in flight. */
+    engine_id: varchar('engine_id', { length: 64 }).notNull().default(''),
+    hangup_cause: varchar('hangup_cause', { length: 60 }).notNull().default(''),
+    hangup_cause_q850: integer('hangup_cause_q850'),
+    completed: boolean('completed').notNull().default(false),
+    call_time: timestamptz('call_time'),
+    created_date: createdDate(),
+    updated_date: updatedDate(),
+  },
+  (t) => [
+    index('callrequests_campaign_idx').on(t.campaign_id, t.status),
+    index('callrequests_calling_idx').on(t.status, t.engine_id),
+    index('callrequests_subscriber_idx').on(t.subscriber_id),
+  ],
+);
+
+/** The survey's answers, per call (readable at /rest-api/callrequest/<id>/results/). */
+export const callResults = pgTable(
+  'call_results',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    callrequest_id: bigint('callrequest_id', { mode: 'number' })
+      .notNull()
+      .references(() => callrequests.id, { onDelete: 'cascade' }),
+    section_id: integer('section_id').references(() => sectionTemplates.id, { onDelete: 'set null' }),
+    section_order: integer('section_order'),
+    question: text('question').notNull().default(''),
+    response: text('response').notNull().default(''),
+    record_file: varchar('record_file', { length: 255 }).notNull().default(''),
+    created_date: createdDate(),
+  },
+  (t) => [index('call_results_callrequest_idx').on(t.callrequest_id)],
+);
+
+/** CDR `leg_type` and `amd_status` (contract §4). */
+export const LegType = { A: 1, B: 2 } as const;
+export const AmdStatus = { NoDetect: 0, Person: 1, Machine: 2, Unsure: 3 } as const;
+
+export const cdrs = pgTable(
+  'cdrs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    callid: varchar('callid', { length: 64 }).notNull(),
+    callerid: varchar('callerid', { length: 80 }).notNull().default(''),
+    phone_number: varchar('phone_number', { length: 40 }).notNull(),
+    starting_date: timestamptz('starting_date').notNull(),
+    duration: integer('duration').notNull().default(0),
+    billsec: integer('billsec').notNull().default(0),
+    billed_duration: integer('billed_duration').notNull().default(0),
+    call_cost: numeric('call_cost', { precision: 16, scale: 5 }).notNull().default('0'),
+    hangup_cause_q850: integer('hangup_cause_q850').notNull().default(0),
+    disposition: varchar('disposition', { length: 20 }).notNull().default(''),
+    leg_type: smallint('leg_type').notNull().default(LegType.A),
+    amd_status: smallint('amd_status').notNull().default(AmdStatus.NoDetect),
+    callrequest_id: bigint('callrequest_id', { mode: 'number' }).references(() => callrequests.id, { onDelete: 'set null' }),
+    campaign_id: integer('campaign_id').references(() => campaigns.id, { onDelete: 'cascade' }),
+    subscriber_id: bigint('subscriber_id', { mode: 'number' }),
+    contact_id: integer('contact_id'),
+    user_id: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    created_date: createdDate(),
+  },
+  (t) => [
+    index('cdrs_campaign_idx').on(t.campaign_id),
+    index('cdrs_starting_date_idx').on(t.starting_date),
+    index('cdrs_callrequest_idx').on(t.callrequest_id),
+    index('cdrs_user_idx').on(t.user_id),
+  ],
+);
+
+export const dids = pgTable(
+  'dids',
+  {
+    id: serial('id').primaryKey(),
+    did_number: varchar('did_number', { length: 21 }).notNull().unique(),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    campaign_id: integer('campaign_id').references(() => campaigns.id, { onDelete: 'set null' }),
+    created_date: createdDate(),
+    updated_date: updatedDate(),
+  },
+  (t) => [index('dids_user_idx').on(t.user_id)],
+);
+

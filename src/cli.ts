@@ -3,26 +3,11 @@
  * Commands of a resource (queue, import, gateway …) live beside it as `<name>.cli.ts`.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CliError, withDatabase } from './cli-support.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import type { Database } from './db/database.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
-import { openAndMigrate, Roles, type Role, serveUntilSignalled } from './main.ts';
+import { Roles, type Role, serveUntilSignalled } from './main.ts';
 import { decimal } from './http/fields.ts';
-
-/** Thrown by commands for a one-line error to the user. */
-export class CliError extends Error {}
-
-const quiet = { info: () => {}, warn: (m: string) => process.stderr.write(`${m}\n`) };
-
-/** Runs `work` with the configured database, migrated, and closes it after. */
-export async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
-  const database = await openAndMigrate(loadConfig(), quiet);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
 
 function decimalOption(value: string): string {
   try {
@@ -110,6 +95,8 @@ export function buildProgram(): Command {
       const key = await withDatabase(({ db }) => createToken(db, opts.username));
       console.log(key);
     });
+
+  // Commands of the resources (each in its own <name>.cli.ts).
 
   return program;
 }

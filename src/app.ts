@@ -3,6 +3,7 @@
  * listens (main.ts does), so tests drive it with app.inject().
  */
 import crypto from 'node:crypto';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,7 +11,7 @@ import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
-import { methodNotAllowed, registerErrorHandler } from './http/errors.ts';
+import { AppError, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
 import { paymentResource } from './resources/payment/payment.routes.ts';
 import { phonebookResource } from './resources/phonebook/phonebook.routes.ts';
@@ -45,6 +46,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // JSON only (contract §1): without the text/plain parser, any other type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandler(app);
+  // Multipart is read only by routes that declare `config: { multipart: true }` (audio upload,
+  // bulk import); on any other route it is a 415 like any non-JSON body.
+  await app.register(multipart, { limits: { fileSize: deps.config.maxUploadBytes, files: 1, fields: 20 } });
+  app.addHook('preValidation', async (request) => {
+    const config = request.routeOptions.config as { multipart?: boolean };
+    if (request.isMultipart() && !config.multipart) {
+      throw new AppError(415, { detail: 'Unsupported media type "multipart/form-data" in request.' });
+    }
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

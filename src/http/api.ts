@@ -34,6 +34,13 @@ export interface AppDeps {
   logger?: boolean | object;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads a multipart body (audio upload, bulk import); elsewhere multipart is a 415. */
+    multipart?: boolean;
+  }
+}
+
 /** A REST resource: the name in its URL, and a function that registers its routes. */
 export interface Resource {
   /** The path segment: /rest-api/<name>/ */

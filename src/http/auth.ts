@@ -56,6 +56,8 @@ const sha256 = (...parts: string[]) => crypto.createHash('sha256').update(parts.
 
 export class Authenticator {
   private readonly verified: BoundedMap<number>;
+  /** Verifications under way, so that concurrent requests with one credential hash it once. */
+  private readonly pending = new Map<string, Promise<boolean>>();
   private readonly failures: BoundedMap<Failures>;
   private readonly opts: Required<AuthOptions>;
 
@@ -123,7 +125,12 @@ export class Authenticator {
     const key = sha256(secret, storedHash);
     const until = this.verified.get(key);
     if (until !== undefined && until > now) return true;
-    if (!(await verifySecret(secret, storedHash))) return false;
+    let verification = this.pending.get(key);
+    if (!verification) {
+      verification = verifySecret(secret, storedHash).finally(() => this.pending.delete(key));
+      this.pending.set(key, verification);
+    }
+    if (!(await verification)) return false;
     this.verified.set(key, now + this.opts.cacheMs);
     return true;
   }

@@ -1,0 +1,153 @@
+/**
+ * What the benchmarks share: start the real server (`campaign-dialer serve`) as a child process
+ * on PostgreSQL or PGlite, wait for it, sample its RSS, and stop it by pid.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A fresh PostgreSQL database; returns its URL and a function that drops it. */
+export async function benchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `cd_bench_${label}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface Server {
+  pid: number;
+  port: number;
+  base: string;
+  env: Record<string, string>;
+  /** Highest RSS (MB) seen since the last reset. */
+  peakRssMb(): number;
+  rssMb(): number;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+function readRssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs the CLI to completion (user create, token create …) with `env`; throws on failure. */
+export function cli(args: string[], env: Record<string, string>): string {
+  const result = spawnSync(process.execPath, ['bin/campaign-dialer.js', ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`campaign-dialer ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** Starts a command that serves HTTP on `port`, waits until `readyPath` answers, samples RSS. */
+export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, command, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}${readyPath}`);
+      if (res.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pid = child.pid as number;
+  let peak = readRssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, readRssMb(pid))), 100);
+  return {
+    pid,
+    port,
+    base,
+    env,
+    peakRssMb: () => Math.max(peak, readRssMb(pid)),
+    rssMb: () => readRssMb(pid),
+    resetPeak: () => (peak = readRssMb(pid)),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sampler);
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        process.kill(pid, 'SIGTERM');
+      }),
+  };
+}
+
+export type Backend = { name: 'PostgreSQL' | 'PGlite'; env: Record<string, string>; cleanup: () => Promise<void> };
+
+/** The two databases a benchmark runs on: a fresh PostgreSQL database and a fresh PGlite dir. */
+export async function backends(label: string): Promise<Backend[]> {
+  const which = (process.env.BENCH_DB ?? 'postgres,pglite').split(',');
+  const out: Backend[] = [];
+  if (which.includes('postgres')) {
+    const db = await benchDatabase(label);
+    out.push({ name: 'PostgreSQL', env: { DATABASE_URL: db.url }, cleanup: db.drop });
+  }
+  if (which.includes('pglite')) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cd-bench-${label}-`));
+    out.push({
+      name: 'PGlite',
+      env: { DATA_DIR: dir },
+      cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    });
+  }
+  return out;
+}
+
+/** Starts `campaign-dialer serve` on a backend with an admin whose password is `adminPassword`. */
+export async function startServer(backend: Backend, adminPassword: string, extraEnv: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const env = {
+    ...backend.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DIALER_ADMIN_PASSWORD: adminPassword,
+    ...extraEnv,
+  };
+  return startProcess(['bin/campaign-dialer.js', 'serve', '--role', 'api'], env, port, '/healthz');
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -25,7 +25,9 @@ export async function migrate(database: Database): Promise<string[]> {
     try {
       await client.query('select pg_advisory_lock($1)', [lockKey]);
       try {
-        return await applyPending(database, files, async (text) => void (await client.query(text)));
+        // Everything on this one client: with a pool of one, a second connection would wait forever.
+        const names = async () => (await client.query<{ name: string }>('select name from schema_migrations')).rows;
+        return await applyPending(files, names, async (text) => void (await client.query(text)));
       } finally {
         await client.query('select pg_advisory_unlock($1)', [lockKey]);
       }
@@ -33,18 +35,17 @@ export async function migrate(database: Database): Promise<string[]> {
       client.release();
     }
   }
-  return applyPending(database, files, (text) => database.exec(text));
+  const names = () => queryRows<{ name: string }>(database.db, sql`select name from schema_migrations`);
+  return applyPending(files, names, (text) => database.exec(text));
 }
 
 async function applyPending(
-  database: Database,
   files: string[],
+  names: () => Promise<Array<{ name: string }>>,
   exec: (text: string) => Promise<void>,
 ): Promise<string[]> {
   // Read under the lock: another process may have applied some while we waited for it.
-  const done = new Set(
-    (await queryRows<{ name: string }>(database.db, sql`select name from schema_migrations`)).map((r) => r.name),
-  );
+  const done = new Set((await names()).map((r) => r.name));
   const applied: string[] = [];
   for (const name of files.filter((f) => !done.has(f))) {
     const body = fs.readFileSync(path.join(migrationsDir, name), 'utf8');

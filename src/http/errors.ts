@@ -30,8 +30,12 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
     { 'retry-after': String(retryAfterSeconds) },
   );
 
+type DatabaseError = { code?: string; detail?: string; constraint?: string; cause?: unknown };
+
 /** Maps PostgreSQL constraint errors that reach the handler to 400/409 bodies. */
-function fromDatabase(err: { code?: string; detail?: string; constraint?: string }): AppError | undefined {
+function fromDatabase(error: DatabaseError): AppError | undefined {
+  // Drizzle wraps the driver's error ("Failed query: …"); the PostgreSQL code is on its cause.
+  const err = (error.code === undefined && error.cause ? error.cause : error) as DatabaseError;
   switch (err.code) {
     case '23505':
       return invalid({ non_field_errors: [`A record with these values already exists.${err.detail ? ` ${err.detail}` : ''}`] });

@@ -1,6 +1,6 @@
 /** /rest-api/phonebook/ — a user's contact lists. */
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
-import { notFound } from '../../http/errors.ts';
+import { conflict, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -10,6 +10,7 @@ import {
   deletePhonebook,
   findPhonebook,
   insertPhonebook,
+  isDialedByRunningCampaign,
   listPhonebooks,
   updatePhonebook,
   visiblePhonebooks,
@@ -72,7 +73,13 @@ function routes(api: Api, { database }: AppDeps) {
   api.delete('/phonebook/:id/', { schema: { tags } }, async (request, reply) => {
     const id = recordId(request);
     if (!(await findPhonebook(db, request.user, id))) throw notFound();
-    await deletePhonebook(db, id);
+    // contract §2: deleting what a running campaign dials is a 409.
+    await db.transaction(async (tx) => {
+      if (await isDialedByRunningCampaign(tx, id)) {
+        throw conflict('This phonebook is dialed by a running campaign; pause or end the campaign first.');
+      }
+      await deletePhonebook(tx, id);
+    });
     return reply.code(204).send();
   });
 }

@@ -1,0 +1,84 @@
+/** /rest-api/dnc-contact/ — the numbers of a DNC list; visible through their list (contract §3). */
+import type { FastifyRequest } from 'fastify';
+import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
+import { invalid, notFound } from '../../http/errors.ts';
+import { bodySchema, parseBody } from '../../http/fields.ts';
+import { recordUrl } from '../../http/links.ts';
+import { envelopeOf, paginate } from '../../http/pagination.ts';
+import { presentDncContact } from './dnc-contact.present.ts';
+import {
+  countDncContacts,
+  deleteDncContact,
+  dncContactFilter,
+  findDncContact,
+  insertDncContact,
+  listDncContacts,
+  updateDncContact,
+} from './dnc-contact.repository.ts';
+import { DncContactRecord, dncContactFields } from './dnc-contact.schema.ts';
+
+const tags = ['dnc-contact'];
+
+/** An id filter of the query string: empty means no filter; not a number is 400, as django-filter says. */
+function queryId(request: FastifyRequest, name: string): number | undefined {
+  const raw = (request.query as Record<string, unknown>)[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw.trim())) throw invalid({ [name]: ['Enter a number.'] });
+  return Number(raw.trim());
+}
+
+function routes(api: Api, { database }: AppDeps) {
+  const { db } = database;
+
+  api.get('/dnc-contact/', { schema: { tags, response: { 200: envelopeOf(DncContactRecord) } } }, async (request) => {
+    const where = dncContactFilter(db, request.user, queryId(request, 'dnc_id'));
+    return paginate(
+      request,
+      () => countDncContacts(db, where),
+      (limit, offset) => listDncContacts(db, where, limit, offset),
+      (row) => presentDncContact(request, row),
+    );
+  });
+
+  api.get('/dnc-contact/:id/', { schema: { tags, response: { 200: DncContactRecord } } }, async (request) => {
+    const row = await findDncContact(db, request.user, recordId(request));
+    if (!row) throw notFound();
+    return presentDncContact(request, row);
+  });
+
+  api.post(
+    '/dnc-contact/',
+    { schema: { tags, body: bodySchema(dncContactFields), response: { 201: DncContactRecord } } },
+    async (request, reply) => {
+      const values = await parseBody(dncContactFields, request.body, fieldContext(db, request));
+      const row = await insertDncContact(db, { dnc_id: values.dnc as number, phone_number: values.phone_number as string });
+      return reply
+        .code(201)
+        .header('location', recordUrl(request, 'dnc-contact', row.id))
+        .send(presentDncContact(request, row));
+    },
+  );
+
+  // contract §2: PUT (the API's own update of dnc-contact) and PATCH are partial updates → 202.
+  api.route({
+    method: ['PATCH', 'PUT'],
+    url: '/dnc-contact/:id/',
+    schema: { tags, body: bodySchema(dncContactFields, { partial: true }) },
+    handler: async (request, reply) => {
+      const id = recordId(request);
+      if (!(await findDncContact(db, request.user, id))) throw notFound();
+      const values = await parseBody(dncContactFields, request.body, fieldContext(db, request), { partial: true });
+      await updateDncContact(db, id, { dnc_id: values.dnc ?? undefined, phone_number: values.phone_number ?? undefined });
+      return reply.code(202).send();
+    },
+  });
+
+  api.delete('/dnc-contact/:id/', { schema: { tags } }, async (request, reply) => {
+    const id = recordId(request);
+    if (!(await findDncContact(db, request.user, id))) throw notFound();
+    await deleteDncContact(db, id);
+    return reply.code(204).send();
+  });
+}
+
+export const dncContactResource: Resource = { name: 'dnc-contact', routes };

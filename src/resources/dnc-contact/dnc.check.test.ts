@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { makeUser, unique } from '../../../test/factories.ts';
+import { dbLabel, testDatabase } from '../../../test/helpers.ts';
+import { dncContacts, dncLists } from '../../db/schema.ts';
+import { isDoNotCall } from './dnc.check.ts';
+
+const database = await testDatabase();
+const { db } = database;
+
+async function makeList(userId: number, numbers: string[], is_global = false): Promise<number> {
+  const [list] = await db.insert(dncLists).values({ name: unique('dnc'), user_id: userId, is_global }).returning();
+  if (numbers.length) await db.insert(dncContacts).values(numbers.map((phone_number) => ({ dnc_id: list.id, phone_number })));
+  return list.id;
+}
+
+describe(`isDoNotCall (${dbLabel})`, () => {
+  test("a number on the campaign's own list is do-not-call, matched by digits only", async () => {
+    const owner = await makeUser(db);
+    const list = await makeList(owner.id, ['+12035550101']);
+    assert.equal(await isDoNotCall(db, owner.id, list, '12035550101'), true);
+    assert.equal(await isDoNotCall(db, owner.id, list, '+1 (203) 555-0101'), true);
+    assert.equal(await isDoNotCall(db, owner.id, list, '12035550102'), false);
+  });
+
+  test("a list that is neither the campaign's nor global does not apply", async () => {
+    const owner = await makeUser(db);
+    await makeList(owner.id, ['12035550111']);
+    const own = await makeList(owner.id, []);
+    assert.equal(await isDoNotCall(db, owner.id, own, '12035550111'), false);
+    assert.equal(await isDoNotCall(db, owner.id, null, '12035550111'), false);
+  });
+
+  test("the owner's global lists apply to every campaign of the owner, not to other users'", async () => {
+    const owner = await makeUser(db);
+    const other = await makeUser(db);
+    await makeList(owner.id, ['12035550122'], true);
+    assert.equal(await isDoNotCall(db, owner.id, null, '+12035550122'), true);
+    assert.equal(await isDoNotCall(db, other.id, null, '+12035550122'), false);
+  });
+
+  test("an admin's global lists apply to everyone's campaigns; an admin's other lists do not", async () => {
+    const admin = await makeUser(db, { admin: true });
+    const owner = await makeUser(db);
+    await makeList(admin.id, ['12035550133'], true);
+    await makeList(admin.id, ['12035550144'], false);
+    assert.equal(await isDoNotCall(db, owner.id, null, '12035550133'), true);
+    assert.equal(await isDoNotCall(db, owner.id, null, '12035550144'), false);
+  });
+});

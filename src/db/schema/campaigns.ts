@@ -99,6 +99,8 @@ export const campaigns = pgTable(
     end_when_done: boolean('end_when_done').notNull().default(false),
     has_been_started: boolean('has_been_started').notNull().default(false),
     totalcontact: integer('totalcontact').notNull().default(0),
+    /** The highest contact id already spooled: the trickle rule reads only newer contacts (§5). */
+    last_spooled_contact_id: integer('last_spooled_contact_id').notNull().default(0),
     /** Pacing: the earliest time the next call may start (kept by the engine). */
     next_call_at: timestamptz('next_call_at'),
     /** Why the campaign is not dialing, as last seen by the engine (e.g. waiting for credit). */

@@ -1,0 +1,192 @@
+/**
+ * Voice campaign request fields (spec §2 "Request fields of a voice campaign"; contract §5,
+ * §8: `name`, `aleg_gateway`, `object_id` required) and the record (the request fields plus
+ * what the server keeps and computes).
+ */
+import { Type, Type as T } from '@sinclair/typebox';
+import { and, eq } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import {
+  audioFiles,
+  calleridGroups,
+  CampaignStatus,
+  dncLists,
+  gateways,
+  phonebooks,
+  surveyTemplates,
+} from '../../db/schema.ts';
+import {
+  boolean,
+  choice,
+  decimal,
+  type Field,
+  type FieldContext,
+  FieldError,
+  integer,
+  link,
+  linkList,
+  text,
+  timeOfDay,
+} from '../../http/fields.ts';
+import { userLink } from '../users/users.fields.ts';
+import { parseCampaignDate } from './campaign.dates.ts';
+
+/** Whether the caller may link to row `id` of an owned table (an admin: any row). */
+export function ownedRow(table: PgTable & { id: PgColumn; user_id: PgColumn }) {
+  return async (ctx: FieldContext, id: number): Promise<boolean> => {
+    const where = ctx.user.is_admin ? eq(table.id, id) : and(eq(table.id, id), eq(table.user_id, ctx.user.id));
+    return (await ctx.db.select({ id: table.id }).from(table).where(where).limit(1)).length > 0;
+  };
+}
+
+/** Contract §3, §8: any existing gateway may be used by any user. */
+async function anyGateway(ctx: FieldContext, id: number): Promise<boolean> {
+  return (await ctx.db.select({ id: gateways.id }).from(gateways).where(eq(gateways.id, id)).limit(1)).length > 0;
+}
+
+/** A campaign date (contract §1), read in the instance time zone when it has no offset. */
+function campaignDate(timeZone: string): Field<string | null> {
+  return {
+    schema: T.Union([T.String({ examples: ['2026-11-21 08:00:00'] }), T.Null()]),
+    required: false,
+    parse(value) {
+      if (value === null || value === '') return null;
+      const date = typeof value === 'string' ? parseCampaignDate(value, timeZone) : undefined;
+      if (!date) {
+        throw new FieldError('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DD HH:MM:SS, ISO 8601.');
+      }
+      return date.toISOString();
+    },
+  };
+}
+
+export const SMS_GATEWAYS_UNAVAILABLE = 'SMS gateways are not available yet.';
+
+/** `sms_gateway`: "" or null only until the SMS gateways exist (issue 6). */
+const smsGateway: Field<null> = {
+  schema: T.Union([T.String(), T.Null()]),
+  required: false,
+  parse(value) {
+    if (value === null || value === '') return null;
+    throw new FieldError(SMS_GATEWAYS_UNAVAILABLE);
+  },
+};
+
+const count = (min: number) => integer({ min, max: 1_000_000 });
+
+/** The request fields; `timeZone` reads dates without offset (contract §1). */
+export function campaignFields(timeZone: string) {
+  return {
+    name: text({ required: true, max: 100, blank: false }),
+    description: text({ max: 2000 }),
+    callerid: text({ max: 80 }),
+    caller_name: text({ max: 100 }),
+    startingdate: campaignDate(timeZone),
+    expirationdate: campaignDate(timeZone),
+    frequency: count(1),
+    max_aleg: count(0),
+    max_xfer: count(0),
+    dial_method: choice([1, 2, 3]),
+    agent_dial_rate: decimal({ places: 2, maxDigits: 6, min: 0 }),
+    callmaxduration: count(1),
+    maxretry: integer({ min: 0, max: 100 }),
+    intervalretry: count(0),
+    calltimeout: count(1),
+    aleg_gateway: link(['gateway'], anyGateway, { required: true }),
+    sms_gateway: smsGateway,
+    object_id: link(['survey-template', 'survey_template'], ownedRow(surveyTemplates), { required: true }),
+    extra_data: text(),
+    voicemail: boolean(),
+    amd_behavior: choice([1, 2, 3]),
+    voicemail_audiofile: link(['audio-files'], ownedRow(audioFiles), { nullable: true }),
+    dnc: link(['dnc', 'dnc-list'], ownedRow(dncLists), { nullable: true }),
+    callerid_group: link(['callerid_group', 'callerid-group'], ownedRow(calleridGroups), { nullable: true }),
+    user: userLink(),
+    phonebook: linkList(['phonebook'], ownedRow(phonebooks)),
+    daily_start_time: timeOfDay(),
+    daily_stop_time: timeOfDay(),
+    monday: boolean(),
+    tuesday: boolean(),
+    wednesday: boolean(),
+    thursday: boolean(),
+    friday: boolean(),
+    saturday: boolean(),
+    sunday: boolean(),
+    timezone_dialing: boolean(),
+    end_when_done: boolean(),
+    completion_enabled: boolean(),
+    status: choice(Object.values(CampaignStatus)),
+  };
+}
+
+export type CampaignFields = ReturnType<typeof campaignFields>;
+
+const Link = Type.String({ format: 'uri' });
+const NullableLink = Type.Union([Link, Type.Null()]);
+const SubscriberCounts = Type.Object({
+  pending: Type.Integer(),
+  in_process: Type.Integer(),
+  sent: Type.Integer(),
+  completed: Type.Integer(),
+  fail: Type.Integer(),
+  not_authorized: Type.Integer(),
+  abort: Type.Integer(),
+  pause: Type.Integer(),
+  total: Type.Integer(),
+});
+
+export const CampaignRecord = Type.Object({
+  id: Type.Integer(),
+  url: Link,
+  campaign_code: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  callerid: Type.String(),
+  caller_name: Type.String(),
+  phonebook: Type.Array(Link),
+  startingdate: Type.Union([Type.String(), Type.Null()]),
+  expirationdate: Type.Union([Type.String(), Type.Null()]),
+  frequency: Type.Integer(),
+  max_aleg: Type.Integer(),
+  max_xfer: Type.Integer(),
+  dial_method: Type.Integer(),
+  agent_dial_rate: Type.String(),
+  callmaxduration: Type.Integer(),
+  maxretry: Type.Integer(),
+  intervalretry: Type.Integer(),
+  calltimeout: Type.Integer(),
+  aleg_gateway: NullableLink,
+  sms_gateway: NullableLink,
+  object_id: Type.Union([Type.Integer(), Type.Null()]),
+  extra_data: Type.String(),
+  voicemail: Type.Boolean(),
+  amd_behavior: Type.Integer(),
+  voicemail_audiofile: NullableLink,
+  dnc: NullableLink,
+  callerid_group: NullableLink,
+  user: Link,
+  daily_start_time: Type.String(),
+  daily_stop_time: Type.String(),
+  monday: Type.Boolean(),
+  tuesday: Type.Boolean(),
+  wednesday: Type.Boolean(),
+  thursday: Type.Boolean(),
+  friday: Type.Boolean(),
+  saturday: Type.Boolean(),
+  sunday: Type.Boolean(),
+  timezone_dialing: Type.Boolean(),
+  completion_enabled: Type.Boolean(),
+  end_when_done: Type.Boolean(),
+  has_been_started: Type.Boolean(),
+  totalcontact: Type.Integer(),
+  status: Type.Integer(),
+  dialing_state: Type.String(),
+  progress: Type.Object({
+    subscribers: SubscriberCounts,
+    calls_placed: Type.Integer(),
+    answered: Type.Integer(),
+    total_cost: Type.String(),
+  }),
+  created_date: Type.String({ format: 'date-time' }),
+  updated_date: Type.String({ format: 'date-time' }),
+});

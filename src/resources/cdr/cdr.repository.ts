@@ -1,0 +1,27 @@
+import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/database.ts';
+import { campaigns, cdrs } from '../../db/schema.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { ownedThrough } from '../../http/scope.ts';
+
+export type CdrRow = typeof cdrs.$inferSelect;
+
+/** The CDRs `user` may see (contract §3: CDR → campaign). */
+export const visibleCdrs = (db: Db, user: AuthUser): SQL | undefined => ownedThrough(db, user, cdrs.campaign_id, campaigns);
+
+export async function findCdr(db: Db, user: AuthUser, id: number): Promise<CdrRow | undefined> {
+  return (await db.select().from(cdrs).where(and(eq(cdrs.id, id), visibleCdrs(db, user))))[0];
+}
+
+export function countCdrs(db: Db, where: SQL | undefined): Promise<number> {
+  return db.$count(cdrs, where);
+}
+
+export function listCdrs(db: Db, where: SQL | undefined, limit: number, offset: number): Promise<CdrRow[]> {
+  return db.select().from(cdrs).where(where).orderBy(asc(cdrs.id)).limit(limit).offset(offset);
+}
+
+/** Rows after `afterId` in id order: the keyset batches of the CSV export. */
+export function listCdrsAfter(db: Db, where: SQL | undefined, afterId: number, limit: number): Promise<CdrRow[]> {
+  return db.select().from(cdrs).where(and(where, gt(cdrs.id, afterId))).orderBy(asc(cdrs.id)).limit(limit);
+}

@@ -1,0 +1,153 @@
+/**
+ * /rest-api/subscriber-list/ — a campaign's subscribers. Its quirks (spec §4, contract §2):
+ * the list is a bare JSON array streamed from the database in keyset batches (constant memory,
+ * whatever the campaign size), sliced by `page` with a `Link: rel="next"` header; an update
+ * answers 202 with the record; a delete answers 200 {"data": "subscriber deleted"}.
+ */
+import { Readable } from 'node:stream';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { subscribers } from '../../db/schema.ts';
+import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
+import { invalid, notFound } from '../../http/errors.ts';
+import { bodySchema, parseBody, type Parsed } from '../../http/fields.ts';
+import { recordUrl } from '../../http/links.ts';
+import { pageUrl, readPage } from '../../http/pagination.ts';
+import { presentSubscriber } from './subscriber-list.present.ts';
+import {
+  deleteSubscriber,
+  findContact,
+  findSubscriber,
+  insertSubscriber,
+  listSubscribers,
+  listSubscribersAfter,
+  subscriberExists,
+  updateSubscriber,
+  visibleSubscribers,
+} from './subscriber-list.repository.ts';
+import { SubscriberRecord, subscriberFields } from './subscriber-list.schema.ts';
+import { gmtOffsetOf, zoneOfNumber } from './subscriber-timezone.ts';
+
+const tags = ['subscriber-list'];
+const BATCH = 1000;
+const duplicateError = () => invalid({ duplicate_contact: ['This number is already a subscriber of the campaign.'] });
+
+/** The list filters `campaign_id` and `status` (whole numbers). */
+function filters(db: Db, request: FastifyRequest): SQL | undefined {
+  const query = request.query as Record<string, string | undefined>;
+  const conditions: (SQL | undefined)[] = [visibleSubscribers(db, request.user)];
+  for (const [name, column] of [['campaign_id', subscribers.campaign_id], ['status', subscribers.status]] as const) {
+    const raw = query[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^\d{1,9}$/.test(raw)) throw invalid({ [name]: ['Enter a whole number.'] });
+    conditions.push(eq(column, Number(raw)));
+  }
+  return and(...conditions);
+}
+
+/** The time zone fields: given, else derived from the number (contract §8). */
+function zoneOf(values: Parsed<typeof subscriberFields>, number: string, timeZone: string) {
+  if (values.tz_code) return { tz_code: values.tz_code, gmt_offset: values.gmt_offset ?? gmtOffsetOf(values.tz_code) };
+  const derived = zoneOfNumber(number, timeZone);
+  return { tz_code: derived.tz_code, gmt_offset: values.gmt_offset ?? derived.gmt_offset };
+}
+
+function routes(api: Api, { database, config }: AppDeps) {
+  const { db } = database;
+  const present = (request: FastifyRequest, row: Parameters<typeof presentSubscriber>[1]) =>
+    presentSubscriber(request, row, config.timeZone);
+
+  api.get('/subscriber-list/', { schema: { tags } }, async (request, reply) => {
+    const where = filters(db, request);
+    const query = request.query as Record<string, unknown>;
+    if (query.page !== undefined) {
+      const { page, limit, offset } = readPage(query);
+      const rows = await listSubscribers(db, where, limit + 1, offset);
+      if (page > 1 && rows.length === 0) throw notFound('Invalid page.');
+      if (rows.length > limit) reply.header('link', `<${pageUrl(request, page + 1)}>; rel="next"`);
+      return reply.send(rows.slice(0, limit).map((row) => present(request, row)));
+    }
+    async function* body() {
+      yield '[';
+      let after = 0;
+      let first = true;
+      for (;;) {
+        const rows = await listSubscribersAfter(db, where, after, BATCH);
+        for (const row of rows) {
+          yield `${first ? '' : ','}${JSON.stringify(present(request, row))}`;
+          first = false;
+        }
+        if (rows.length < BATCH) break;
+        after = rows[rows.length - 1].id;
+      }
+      yield ']';
+    }
+    return reply.type('application/json; charset=utf-8').send(Readable.from(body()));
+  });
+
+  api.get('/subscriber-list/:id/', { schema: { tags, response: { 200: SubscriberRecord } } }, async (request) => {
+    const row = await findSubscriber(db, request.user, recordId(request));
+    if (!row) throw notFound();
+    return present(request, row);
+  });
+
+  api.post(
+    '/subscriber-list/',
+    { schema: { tags, body: bodySchema(subscriberFields), response: { 201: SubscriberRecord } } },
+    async (request, reply) => {
+      const values = await parseBody(subscriberFields, request.body, fieldContext(db, request));
+      const contact = values.contact ? await findContact(db, values.contact) : undefined;
+      const number = contact?.contact ?? values.duplicate_contact;
+      if (!number) throw invalid({ duplicate_contact: ['This field is required when no contact is given.'] });
+      const campaignId = values.campaign as number;
+      const row = await db.transaction(async (tx) => {
+        if (await subscriberExists(tx as Db, campaignId, number)) throw duplicateError();
+        return insertSubscriber(tx as Db, {
+          campaign_id: campaignId,
+          contact_id: contact?.id ?? null,
+          duplicate_contact: number,
+          full_name: values.full_name ?? contact?.full_name ?? '',
+          additional_vars: values.additional_vars ?? contact?.additional_vars ?? {},
+          status: values.status ?? undefined,
+          ...zoneOf(values, number, config.timeZone),
+        });
+      });
+      return reply.code(201).header('location', recordUrl(request, 'subscriber-list', row.id)).send(present(request, row));
+    },
+  );
+
+  // contract §2: a subscriber update answers 202 WITH the record; PUT is a partial update too.
+  api.route({
+    method: ['PATCH', 'PUT'],
+    url: '/subscriber-list/:id/',
+    schema: { tags, body: bodySchema(subscriberFields, { partial: true }), response: { 202: SubscriberRecord } },
+    handler: async (request, reply) => {
+      const current = await findSubscriber(db, request.user, recordId(request));
+      if (!current) throw notFound();
+      const values = await parseBody(subscriberFields, request.body, fieldContext(db, request), { partial: true });
+      const number = values.duplicate_contact ?? undefined;
+      if (number && (await subscriberExists(db, current.campaign_id, number, current.id))) throw duplicateError();
+      const row = await updateSubscriber(db, current.id, {
+        status: values.status ?? undefined,
+        full_name: values.full_name ?? undefined,
+        additional_vars: values.additional_vars ?? undefined,
+        duplicate_contact: number,
+        contact_id: values.contact === undefined ? undefined : values.contact,
+        tz_code: values.tz_code ?? undefined,
+        gmt_offset: values.gmt_offset ?? (values.tz_code ? gmtOffsetOf(values.tz_code) : undefined),
+      });
+      return reply.code(202).send(present(request, row));
+    },
+  });
+
+  // spec §4.6: a subscriber delete answers 200 {"data": "subscriber deleted"}.
+  api.delete('/subscriber-list/:id/', { schema: { tags } }, async (request, reply) => {
+    const row = await findSubscriber(db, request.user, recordId(request));
+    if (!row) throw notFound();
+    await deleteSubscriber(db, row.id);
+    return reply.code(200).send({ data: 'subscriber deleted' });
+  });
+}
+
+export const subscriberListResource: Resource = { name: 'subscriber-list', routes };

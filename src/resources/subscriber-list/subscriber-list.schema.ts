@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { and, eq } from 'drizzle-orm';
+import { campaigns, contacts, phonebooks, SubscriberStatus } from '../../db/schema.ts';
+import { choice, decimal, type FieldContext, FieldError, jsonObject, link, phone, text } from '../../http/fields.ts';
+import { ownedRow } from '../campaigns/campaign.schema.ts';
+
+/** A contact the caller may link: one of their phonebooks' (contract §3: contact → phonebook). */
+async function visibleContact(ctx: FieldContext, id: number): Promise<boolean> {
+  const owner = ctx.user.is_admin ? undefined : eq(phonebooks.user_id, ctx.user.id);
+  const rows = await ctx.db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .innerJoin(phonebooks, eq(phonebooks.id, contacts.phonebook_id))
+    .where(and(eq(contacts.id, id), owner))
+    .limit(1);
+  return rows.length > 0;
+}
+
+const zoneName = text({ max: 64 });
+
+/** Request fields (contract §8: `campaign` and one of `contact` / `duplicate_contact`). */
+export const subscriberFields = {
+  contact: link(['contact'], visibleContact, { nullable: true }),
+  campaign: link(['campaigns'], ownedRow(campaigns), { required: true }),
+  status: choice(Object.values(SubscriberStatus)),
+  full_name: text({ max: 200 }),
+  additional_vars: jsonObject(),
+  duplicate_contact: phone(),
+  gmt_offset: decimal({ places: 2, maxDigits: 4 }),
+  tz_code: {
+    ...zoneName,
+    async parse(value: unknown, ctx: FieldContext) {
+      const name = await zoneName.parse(value, ctx);
+      if (!name) return '';
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: name });
+      } catch {
+        throw new FieldError('Enter a valid IANA time zone, such as "Europe/Paris".');
+      }
+      return name;
+    },
+  },
+};
+
+const NullableLink = Type.Union([Type.String({ format: 'uri' }), Type.Null()]);
+
+export const SubscriberRecord = Type.Object({
+  id: Type.Integer(),
+  url: Type.String({ format: 'uri' }),
+  contact: NullableLink,
+  campaign: Type.String({ format: 'uri' }),
+  last_attempt: Type.Union([Type.String(), Type.Null()]),
+  count_attempt: Type.Integer(),
+  status: Type.Integer(),
+  duplicate_contact: Type.String(),
+  full_name: Type.String(),
+  gmt_offset: Type.String(),
+  tz_code: Type.String(),
+  additional_vars: Type.Object({}, { additionalProperties: true }),
+});

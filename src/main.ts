@@ -12,6 +12,9 @@ import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { ensureFirstAdmin } from './resources/users/users.service.ts';
+import { systemClock } from './engine/clock.ts';
+import { Engine } from './engine/engine.ts';
+import { type GatewayDrivers, gatewayDrivers } from './engine/gateway-drivers.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -54,10 +57,27 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     log.info('created user "admin" with DIALER_ADMIN_PASSWORD');
   }
 
+  let engine: Engine | undefined;
+  let drivers: GatewayDrivers | undefined;
+  if (role === 'all' || role === 'engine') {
+    drivers = gatewayDrivers({ clock: systemClock, dataDir: config.dataDir });
+    const engineLog = log.child({ component: 'engine' });
+    engine = new Engine({
+      db: database.db,
+      log: { info: (m) => engineLog.info(m), warn: (m) => engineLog.warn(m), error: (m) => engineLog.error(m) },
+      clock: systemClock,
+      drivers: (gateway) => (drivers as GatewayDrivers).driverOf(gateway),
+      config,
+      databaseKind: database.kind,
+    });
+    await engine.recover();
+    engine.start();
+  }
+
   let app: FastifyInstance | undefined;
   let address: string | undefined;
   if (role === 'all' || role === 'api') {
-    app = await buildApp({ database, config });
+    app = await buildApp({ database, config, engine });
     address = await app.listen({ port: config.port, host: config.host });
   }
 
@@ -66,6 +86,9 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     (stopping ??= (async () => {
       log.info('shutting down');
       await app?.close();
+      // The engine records its calls in flight before the database closes.
+      await engine?.stop();
+      await drivers?.close();
       await database.close();
       log.info('stopped');
     })());

@@ -1,0 +1,121 @@
+/**
+ * One call, from dial to outcome (a task: idempotent in effect, since the callrequest was
+ * committed CALLING before the dial and the outcome only settles an IN_PROCESS subscriber).
+ * AMD (contract §4 amd_behavior, with `voicemail`): 1 survey to people and the voicemail audio to
+ * machines, 2 people only (hang up on machines), 3 machines only (hang up on people, leave the
+ * voicemail audio). An unsure or undetected answer counts as a person.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/database.ts';
+import type { SurveyFlow } from '../resources/survey-template/survey.flow.ts';
+import type { EngineContext } from './context.ts';
+import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
+import { type AmdResult, type Call, type Hangup, Q850 } from './drivers/driver.ts';
+import { type IvrOutcome, runSurvey } from './ivr.ts';
+import { recordOutcome } from './outcome.ts';
+
+const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
+
+/** The call's variables: what the driver gets and what API sections send. */
+export function callVariables(c: CampaignRow, claimed: ClaimedCall): Record<string, string> {
+  const s = claimed.subscriber;
+  const extra = Object.fromEntries(Object.entries((s.additional_vars ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  return {
+    ...extra,
+    campaign_id: String(c.id),
+    campaign_code: c.campaign_code,
+    callrequest_id: String(claimed.callrequestId),
+    subscriber_id: String(s.id),
+    contact_id: s.contact_id === null ? '' : String(s.contact_id),
+    phone_number: s.duplicate_contact,
+    full_name: s.full_name,
+  };
+}
+
+/** The keys a simulated caller may press: those the flow's branches name. */
+function expectedKeys(flow: SurveyFlow): string[] {
+  const keys = flow.sections.flatMap((s) => s.branches.flatMap((b) => b.keys.split(',').map((k) => k.trim())));
+  return [...new Set(keys.filter((k) => /^\d+$/.test(k)))];
+}
+
+/** A hangup for a call that never reached the carrier (driver error). */
+export function failedHangup(at: Date, causeName: string, cause: number = Q850.NormalTemporaryFailure): Hangup {
+  return { cause, causeName, startedAt: at, answeredAt: null, endedAt: at, duration: 0, billsec: 0 };
+}
+
+async function voicemailAudio(ctx: EngineContext, c: CampaignRow): Promise<string | null> {
+  if (!c.voicemail_audiofile_id) return null;
+  const [row] = await queryRows<{ audio_file: string }>(ctx.db, sql`select audio_file from audio_files where id = ${c.voicemail_audiofile_id}`);
+  return row?.audio_file ?? null;
+}
+
+/** What an answered call does, by AMD result and amd_behavior. */
+async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall, call: Call, amd: AmdResult): Promise<IvrOutcome> {
+  const empty: IvrOutcome = { results: [], transfers: [], completed: false };
+  const machine = c.voicemail && amd === 'machine';
+  if (c.voicemail && c.amd_behavior === 3 && !machine) return empty;
+  if (machine) {
+    if (c.amd_behavior !== 2) await call.play({ audioFile: await voicemailAudio(ctx, c) });
+    return empty;
+  }
+  return runSurvey({
+    db: ctx.db,
+    call,
+    flow: (c.survey_snapshot as SurveyFlow | null) ?? emptyFlow,
+    variables: callVariables(c, claimed),
+    callerId: claimed.callerId,
+    campaign: c,
+    phoneNumber: claimed.subscriber.duplicate_contact,
+  });
+}
+
+/** Dials a claimed call and records its outcome; `track` gets the Call while it is up. */
+export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, claimed: ClaimedCall, track: (call: Call) => void): Promise<void> {
+  const s = claimed.subscriber;
+  const base = {
+    callrequestId: claimed.callrequestId,
+    callUuid: claimed.callUuid,
+    campaignId: c.id,
+    userId: c.user_id,
+    subscriberId: s.id,
+    contactId: s.contact_id,
+    phoneNumber: s.duplicate_contact,
+    callerId: claimed.callerId,
+  };
+  let call: Call;
+  try {
+    const flow = (c.survey_snapshot as SurveyFlow | null) ?? emptyFlow;
+    call = ctx.drivers(gateway).originate({
+      callId: claimed.callUuid,
+      to: claimed.dialled,
+      callerId: claimed.callerId,
+      callerName: c.caller_name,
+      gateway: { ...gateway, settings: gateway.settings as Record<string, unknown> },
+      timeoutSeconds: c.calltimeout,
+      maxDurationSeconds: c.callmaxduration,
+      amd: c.voicemail,
+      variables: callVariables(c, claimed),
+      expectedKeys: expectedKeys(flow),
+    });
+  } catch (err) {
+    ctx.log.error(`dial ${claimed.callrequestId} failed: ${(err as Error).message}`);
+    const hangup = failedHangup(ctx.clock.now(), 'DRIVER_ERROR');
+    await recordOutcome(ctx.db, { ...base, hangup, amd: 'none', results: [], transfers: [], completed: false }, ctx.config.billingIncrement);
+    return;
+  }
+  track(call);
+  const answer = await call.answered;
+  if (!answer.answered) {
+    await recordOutcome(ctx.db, { ...base, hangup: answer.hangup, amd: 'none', results: [], transfers: [], completed: false }, ctx.config.billingIncrement);
+    return;
+  }
+  let ivr: IvrOutcome = { results: [], transfers: [], completed: false };
+  try {
+    ivr = await converse(ctx, c, claimed, call, answer.amd);
+  } catch (err) {
+    ctx.log.warn(`call ${claimed.callrequestId}: IVR stopped: ${(err as Error).message}`);
+  }
+  await call.hangup().catch(() => undefined);
+  const hangup = await call.ended;
+  await recordOutcome(ctx.db, { ...base, hangup, amd: answer.amd, ...ivr }, ctx.config.billingIncrement);
+}

@@ -1,0 +1,216 @@
+/**
+ * The dial rules (contract §5–§6): one transaction per campaign and pass locks the campaign row
+ * (`for update skip locked`: engines sharing a PostgreSQL take turns on it), checks the gateway,
+ * the window and the owner's credit, works out how many calls may start (pace and caps), claims
+ * due subscribers with `for update skip locked` (retries first, then by id), drops DNC hits
+ * (NOT_AUTHORIZED) and inserts the callrequests (CALLING) — all committed before any dial.
+ */
+import crypto from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { queryRows } from '../db/database.ts';
+import {
+  CallRequestStatus,
+  CampaignStatus,
+  SubscriberStatus,
+  callerids,
+  callrequests,
+  campaigns,
+  gateways,
+  subscribers,
+} from '../db/schema.ts';
+import type { EngineContext } from './context.ts';
+import { datesBlock, subscriberWindowSql, windowBlock } from './window.ts';
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+export type GatewayRow = typeof gateways.$inferSelect;
+type SubscriberRow = typeof subscribers.$inferSelect;
+
+/** A call claimed and committed as a CALLING callrequest, ready to be dialled. */
+export interface ClaimedCall {
+  callrequestId: number;
+  callUuid: string;
+  subscriber: SubscriberRow;
+  /** The number as the gateway wants it (removeprefix, then addprefix). */
+  dialled: string;
+  callerId: string;
+  attempt: number;
+}
+
+export interface ClaimResult {
+  campaign?: CampaignRow;
+  gateway?: GatewayRow;
+  calls: ClaimedCall[];
+}
+
+/** At most this many calls start per campaign and pass, whatever the pace (keeps passes short). */
+const maxPerPass = 200;
+/** A pace lag longer than this (idle campaign, slow pass) restarts the pace at now: no burst. */
+const maxCatchUpMs = 1000;
+
+/** How many calls may start now by pace, and the base the next start time is counted from. */
+export function paceSlots(nextCallAt: string | null, frequency: number, now: Date): { slots: number; base: number; intervalMs: number } {
+  const intervalMs = 60_000 / Math.max(1, frequency);
+  let base = nextCallAt ? new Date(nextCallAt).getTime() : now.getTime();
+  if (base > now.getTime()) return { slots: 0, base, intervalMs };
+  if (now.getTime() - base > Math.max(intervalMs, maxCatchUpMs)) base = now.getTime();
+  return { slots: Math.floor((now.getTime() - base) / intervalMs) + 1, base, intervalMs };
+}
+
+/** The gateway's prefix rules on a number: removeprefix, then addprefix. */
+export function gatewayNumber(gateway: Pick<GatewayRow, 'removeprefix' | 'addprefix'>, number: string): string {
+  const stripped = gateway.removeprefix && number.startsWith(gateway.removeprefix) ? number.slice(gateway.removeprefix.length) : number;
+  return gateway.addprefix + stripped;
+}
+
+/** Contract §6: the group's number whose areacode is the longest prefix of the number ('*' = any). */
+export function pickCallerId(fallback: string, group: { areacode: string; callerid_num: string }[], number: string): string {
+  const digits = number.replace(/\D/g, '');
+  let best: { len: number; num: string } | undefined;
+  for (const c of group) {
+    const code = c.areacode.trim() === '*' ? '' : c.areacode.replace(/\D/g, '');
+    if (c.areacode.trim() !== '*' && !code) continue;
+    if (digits.startsWith(code) && (!best || code.length > best.len)) best = { len: code.length, num: c.callerid_num };
+  }
+  return best?.num ?? fallback;
+}
+
+/** Why the campaign may not dial now, before counting slots ('' = it may). */
+async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow | undefined): Promise<string> {
+  if (!gateway) return 'no gateway';
+  if (gateway.status !== 1) return 'gateway inactive';
+  const now = ctx.clock.now();
+  const reason = c.timezone_dialing ? datesBlock(c, now) : windowBlock(c, now, ctx.config.timeZone);
+  if (reason) return reason;
+  const [credit] = await queryRows<{ broke: boolean }>(
+    tx,
+    sql`select (call_rate > 0 and balance <= 0) as broke from users where id = ${c.user_id}`,
+  );
+  return credit?.broke ? 'waiting for credit' : '';
+}
+
+/** Calls that may start now: pace, then max_aleg (when > 0) and the gateway's maximum_call. */
+async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number): Promise<number> {
+  const [n] = await queryRows<{ campaign: number; gateway: number }>(
+    tx,
+    sql`select count(*) filter (where campaign_id = ${c.id})::int as campaign, count(*)::int as gateway
+        from callrequests where status = ${CallRequestStatus.Calling} and gateway_id = ${gateway.id}`,
+  );
+  let slots = Math.min(paceSlotCount, maxPerPass);
+  // Every dial_method honours max_aleg when > 0 (broadcast too): it bounds what a carrier sees.
+  if (c.max_aleg > 0) slots = Math.min(slots, c.max_aleg - n.campaign);
+  if (gateway.maximum_call !== null) slots = Math.min(slots, gateway.maximum_call - n.gateway);
+  return Math.max(0, slots);
+}
+
+/** Claims up to `limit` due subscribers: due retries first, then new ones by id. */
+async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limit: number): Promise<SubscriberRow[]> {
+  const now = ctx.clock.now().toISOString();
+  const window = c.timezone_dialing ? subscriberWindowSql(c, ctx.clock.now(), ctx.config.timeZone) : sql`true`;
+  const pick = (extra: ReturnType<typeof sql>, order: ReturnType<typeof sql>, n: number) =>
+    queryRows<{ id: number }>(
+      tx,
+      sql`select s.id from subscribers s where s.campaign_id = ${c.id} and s.status = ${SubscriberStatus.Pending}
+          and s.next_attempt_at <= ${now}::timestamptz and ${extra} and ${window}
+          order by ${order} limit ${n} for update skip locked`,
+    );
+  const retries = await pick(sql`s.count_attempt > 0`, sql`s.next_attempt_at, s.id`, limit);
+  const fresh = retries.length < limit ? await pick(sql`s.count_attempt = 0`, sql`s.id`, limit - retries.length) : [];
+  const ids = [...retries, ...fresh].map((r) => Number(r.id));
+  if (!ids.length) return [];
+  const rows = await tx.select().from(subscribers).where(inArray(subscribers.id, ids));
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+}
+
+/** Marks the claimed subscribers on a DNC list NOT_AUTHORIZED (7); returns the ids left to dial. */
+async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<Set<number>> {
+  // The campaign's list, the owner's global lists and every admin's global list (contract §5).
+  const hits = await queryRows<{ id: number }>(
+    tx,
+    sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
+        where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and exists (
+          select 1 from dnc_contacts d join dnc_lists l on l.id = d.dnc_id
+          where d.digits = regexp_replace(s.duplicate_contact, '[^0-9]', '', 'g')
+            and (l.id = ${c.dnc_id ?? 0} or (l.is_global and (l.user_id = ${c.user_id}
+                 or l.user_id in (select id from users where is_admin)))))
+        returning s.id`,
+  );
+  const hit = new Set(hits.map((h) => Number(h.id)));
+  return new Set(ids.filter((id) => !hit.has(id)));
+}
+
+/** Inserts the CALLING callrequests and marks their subscribers IN_PROCESS. */
+async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, subs: SubscriberRow[]): Promise<ClaimedCall[]> {
+  const group = c.callerid_group_id
+    ? await tx.select().from(callerids).where(eq(callerids.callerid_group_id, c.callerid_group_id))
+    : [];
+  const now = ctx.clock.now().toISOString();
+  const planned = subs.map((s) => ({
+    subscriber: s,
+    callUuid: crypto.randomUUID(),
+    dialled: gatewayNumber(gateway, s.duplicate_contact),
+    callerId: pickCallerId(c.callerid, group, s.duplicate_contact),
+    attempt: s.count_attempt + 1,
+  }));
+  const inserted = await tx
+    .insert(callrequests)
+    .values(
+      planned.map((p) => ({
+        campaign_id: c.id,
+        subscriber_id: p.subscriber.id,
+        status: CallRequestStatus.Calling,
+        call_uuid: p.callUuid,
+        phone_number: p.subscriber.duplicate_contact,
+        callerid: p.callerId,
+        gateway_id: gateway.id,
+        attempt: p.attempt,
+        engine_id: ctx.engineId,
+        call_time: now,
+      })),
+    )
+    .returning({ id: callrequests.id, call_uuid: callrequests.call_uuid });
+  const ids = new Map(inserted.map((r) => [r.call_uuid, Number(r.id)]));
+  await tx
+    .update(subscribers)
+    .set({ status: SubscriberStatus.InProcess, count_attempt: sql`${subscribers.count_attempt} + 1`, last_attempt: now, updated_date: now })
+    .where(inArray(subscribers.id, subs.map((s) => s.id)));
+  return planned.map((p) => ({ ...p, callrequestId: ids.get(p.callUuid) as number }));
+}
+
+/** Writes engine_state when it changed (the campaign read shows it as `dialing_state`). */
+async function noteState(tx: Db, c: CampaignRow, state: string, nextCallAt?: string): Promise<void> {
+  if (c.engine_state === state && nextCallAt === undefined) return;
+  await tx
+    .update(campaigns)
+    .set({ engine_state: state, ...(nextCallAt !== undefined ? { next_call_at: nextCallAt } : {}) })
+    .where(eq(campaigns.id, c.id));
+}
+
+/** One campaign's claim: the calls to dial now, committed as CALLING callrequests. */
+export async function claimCalls(ctx: EngineContext, campaignId: number): Promise<ClaimResult> {
+  return ctx.db.transaction(async (tx) => {
+    const [c] = await tx
+      .select()
+      .from(campaigns)
+      .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, CampaignStatus.Start)))
+      .for('update', { skipLocked: true });
+    if (!c) return { calls: [] };
+    const [gateway] = c.aleg_gateway_id ? await tx.select().from(gateways).where(eq(gateways.id, c.aleg_gateway_id)) : [];
+    const reason = await blockReason(tx, ctx, c, gateway);
+    if (reason) {
+      await noteState(tx, c, reason);
+      return { campaign: c, gateway, calls: [] };
+    }
+    const pace = paceSlots(c.next_call_at, c.frequency, ctx.clock.now());
+    const slots = pace.slots ? await freeSlots(tx, c, gateway, pace.slots) : 0;
+    const claimed = slots ? await claimSubscribers(tx, ctx, c, slots) : [];
+    const allowed = claimed.length ? await dropDoNotCall(tx, c, claimed.map((s) => s.id)) : new Set<number>();
+    const toDial = claimed.filter((s) => allowed.has(s.id));
+    const calls = toDial.length ? await startCalls(tx, ctx, c, gateway, toDial) : [];
+    const next = calls.length ? new Date(pace.base + calls.length * pace.intervalMs).toISOString() : undefined;
+    const state = slots === 0 && pace.slots > 0 ? 'dialing (all lines busy)' : pace.slots && !claimed.length ? 'idle (no subscriber due)' : 'dialing';
+    await noteState(tx, c, state, next);
+    return { campaign: c, gateway, calls };
+  });
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { queryRows } from '../db/database.ts';
+import { CampaignStatus, campaigns, dncContacts, dncLists, subscribers, users } from '../db/schema.ts';
+import { dbLabel, testDatabase } from '../../test/helpers.ts';
+import { pass, scenario } from './engine.fixtures.ts';
+
+const database = await testDatabase();
+const db = database.db;
+
+const subscriberRows = (campaignId: number) =>
+  db.select().from(subscribers).where(eq(subscribers.campaign_id, campaignId)).orderBy(subscribers.id);
+const campaignRow = async (id: number) => (await db.select().from(campaigns).where(eq(campaigns.id, id)))[0];
+
+test(`frequency 6 per minute starts one call every 10 seconds (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+15550002', '+15550003'] });
+  assert.equal(await pass(s), 1);
+  await s.clock.advance(5_000);
+  assert.equal(await pass(s), 0);
+  await s.clock.advance(5_000);
+  assert.equal(await pass(s), 1);
+  await s.clock.advance(9_900);
+  assert.equal(await pass(s), 0);
+  await s.clock.advance(100);
+  assert.equal(await pass(s), 1);
+});
+
+test(`a daily window crossing midnight dials at 23:00 and not at noon (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { daily_start_time: '22:00:00', daily_stop_time: '06:00:00' }, clockAt: '2026-01-05T12:00:00Z' });
+  assert.equal(await pass(s), 0);
+  assert.equal((await campaignRow(s.campaignId)).engine_state, 'outside hours');
+  await s.clock.set('2026-01-05T23:00:00Z');
+  assert.equal(await pass(s), 1);
+});
+
+test(`a weekday turned off is not dialled (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { monday: false } }); // 2026-01-05 is a Monday
+  assert.equal(await pass(s), 0);
+  await s.clock.set('2026-01-06T09:00:00Z');
+  assert.equal(await pass(s), 1);
+});
+
+test(`timezone_dialing reads the window in each subscriber's zone (${dbLabel})`, async () => {
+  const s = await scenario(db, {
+    campaign: { timezone_dialing: true, daily_start_time: '09:00:00', daily_stop_time: '17:00:00' },
+    numbers: ['+81300000001', '+12120000001'],
+    clockAt: '2026-01-05T02:00:00Z', // Tokyo 11:00, New York 21:00 the day before
+  });
+  await db.update(subscribers).set({ tz_code: 'Asia/Tokyo' }).where(eq(subscribers.id, s.subscriberIds[0]));
+  await db.update(subscribers).set({ tz_code: 'America/New_York' }).where(eq(subscribers.id, s.subscriberIds[1]));
+  assert.equal(await pass(s), 1);
+  assert.deepEqual(s.driver.calls.map((c) => c.request.to), ['+81300000001']);
+  await s.clock.set('2026-01-05T15:00:00Z'); // New York 10:00
+  assert.equal(await pass(s), 1);
+});
+
+test(`a number added to the campaign's DNC list mid-campaign becomes NOT_AUTHORIZED without a call (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+15550002'] });
+  const [list] = await db.insert(dncLists).values({ name: 'dnc', user_id: s.userId }).returning();
+  await db.update(campaigns).set({ dnc_id: list.id }).where(eq(campaigns.id, s.campaignId));
+  assert.equal(await pass(s), 1);
+  await db.insert(dncContacts).values({ dnc_id: list.id, phone_number: '+15550002' });
+  await s.clock.advance(10_000);
+  assert.equal(await pass(s), 0);
+  const rows = await subscriberRows(s.campaignId);
+  assert.deepEqual(rows.map((r) => r.status), [5, 7], JSON.stringify(rows));
+  assert.equal(s.driver.calls.length, 1);
+});
+
+test(`credit running out makes the campaign wait, and a payment resumes it (${dbLabel})`, async () => {
+  const s = await scenario(db, { user: { balance: '0', call_rate: '0.1' } });
+  assert.equal(await pass(s), 0);
+  assert.equal((await campaignRow(s.campaignId)).engine_state, 'waiting for credit');
+  assert.equal((await subscriberRows(s.campaignId))[0].status, 1);
+  await db.update(users).set({ balance: '5' }).where(eq(users.id, s.userId));
+  await s.clock.advance(1000);
+  assert.equal(await pass(s), 1);
+});
+
+test(`a busy number is retried intervalretry later, then FAIL when no attempt is left (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { maxretry: 1, intervalretry: 300 }, script: () => ({ failCause: 17 }) });
+  assert.equal(await pass(s), 1);
+  let [sub] = await subscriberRows(s.campaignId);
+  assert.equal(sub.status, 1);
+  assert.equal(sub.count_attempt, 1);
+  await s.clock.advance(200_000);
+  assert.equal(await pass(s), 0);
+  await s.clock.advance(100_000);
+  assert.equal(await pass(s), 1);
+  [sub] = await subscriberRows(s.campaignId);
+  assert.equal(sub.status, 4, JSON.stringify(sub));
+  assert.equal(sub.count_attempt, 2);
+  const cdr = await queryRows<{ disposition: string }>(db, sql`select disposition from cdrs where campaign_id = ${s.campaignId}`);
+  assert.deepEqual(cdr.map((c) => c.disposition), ['BUSY', 'BUSY']);
+});
+
+test(`billing rounds billsec 61 up to 66 and costs 0.13580 at rate 0.12345 (${dbLabel})`, async () => {
+  const s = await scenario(db, { user: { balance: '10', call_rate: '0.12345' }, script: () => ({ billsec: 61 }) });
+  assert.equal(await pass(s), 1);
+  const [cdr] = await queryRows<{ billed_duration: number; call_cost: string; disposition: string }>(
+    db,
+    sql`select billed_duration, call_cost::text, disposition from cdrs where campaign_id = ${s.campaignId}`,
+  );
+  assert.deepEqual(cdr, { billed_duration: 66, call_cost: '0.13580', disposition: 'ANSWER' });
+  const [u] = await db.select().from(users).where(eq(users.id, s.userId));
+  assert.equal(u.balance, '9.86420');
+  assert.equal((await subscriberRows(s.campaignId))[0].status, 5);
+});
+
+test(`END comes by itself at expiration, and with end_when_done once every subscriber is final (${dbLabel})`, async () => {
+  const a = await scenario(db, { campaign: { expirationdate: '2026-01-05T10:00:00Z' } });
+  await a.clock.set('2026-01-05T10:00:01Z');
+  await pass(a);
+  assert.equal((await campaignRow(a.campaignId)).status, CampaignStatus.End);
+  const b = await scenario(db, { campaign: { end_when_done: true } });
+  assert.equal(await pass(b), 1);
+  assert.equal((await campaignRow(b.campaignId)).status, CampaignStatus.Start);
+  await pass(b);
+  assert.equal((await campaignRow(b.campaignId)).status, CampaignStatus.End);
+  const c = await scenario(db, {});
+  await pass(c);
+  await pass(c);
+  assert.equal((await campaignRow(c.campaignId)).status, CampaignStatus.Start, 'without end_when_done it stays START');
+});
+
+test(`ABORT hangs up the calls in progress and aborts pending subscribers (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+15550002'], script: () => ({ hold: true }) });
+  assert.equal((await s.engine.runOnce()).started, 1);
+  assert.equal(s.engine.callsInFlight, 1);
+  await db.update(campaigns).set({ status: CampaignStatus.Abort }).where(eq(campaigns.id, s.campaignId));
+  await pass(s);
+  assert.equal(s.engine.callsInFlight, 0);
+  assert.deepEqual(s.driver.calls[0].log, ['hangup:487']);
+  const rows = await subscriberRows(s.campaignId);
+  assert.deepEqual(rows.map((r) => r.status), [3, 3], JSON.stringify(rows));
+});

@@ -1,0 +1,178 @@
+/**
+ * The engine's one loop (house style): it owns polling, pacing and shutdown. Each pass
+ * (`runOnce`) ends the campaigns whose time is up, applies ABORT, spools trickled contacts, and
+ * for each START campaign claims due subscribers and starts their calls (dialer.ts). Calls run
+ * as tasks (call.ts) that record their own outcome. `stop()` stops claiming, waits for the calls
+ * in flight (hanging them up after a grace period) and resolves once every one is recorded.
+ */
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/database.ts';
+import { CampaignStatus, SubscriberStatus } from '../db/schema.ts';
+import { dial } from './call.ts';
+import type { EngineContext } from './context.ts';
+import { claimCalls } from './dialer.ts';
+import { type Call, Q850 } from './drivers/driver.ts';
+import { beat, recoverOrphans } from './recover.ts';
+import { spoolNewContacts } from './spool.ts';
+
+export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
+  engineId?: string;
+  /** 'pglite': one process per database, so any other engine's CALLING calls are dead. */
+  databaseKind: 'pglite' | 'postgres';
+  pollMs?: number;
+  /** PostgreSQL: an engine silent this long is dead (its calls are recovered). */
+  staleMs?: number;
+  /** stop(): calls still up after this long are hung up (and recorded). */
+  stopGraceMs?: number;
+}
+
+export interface PassResult {
+  started: number;
+  ended: number;
+  aborted: number;
+  joined: number;
+}
+
+interface InFlight {
+  campaignId: number;
+  call?: Call;
+  task: Promise<void>;
+}
+
+export class Engine {
+  readonly ctx: EngineContext;
+  private readonly options: EngineOptions;
+  private readonly inFlight = new Map<number, InFlight>();
+  private running?: Promise<void>;
+  private stopping = false;
+  private wakeUp?: () => void;
+  private lastRecovery = 0;
+
+  constructor(options: EngineOptions) {
+    this.options = options;
+    const engineId = options.engineId ?? `${os.hostname().slice(0, 30)}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
+    this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
+  }
+
+  /** Calls this engine has in flight. */
+  get callsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Closes calls left in flight by dead engines (run at start, then every few seconds). */
+  async recover(): Promise<number> {
+    this.lastRecovery = this.ctx.clock.now().getTime();
+    await beat(this.ctx);
+    return recoverOrphans(this.ctx, { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.options.staleMs ?? 15_000 });
+  }
+
+  /** One scheduling pass. */
+  async runOnce(): Promise<PassResult> {
+    const { db, clock } = this.ctx;
+    await beat(this.ctx);
+    if (clock.now().getTime() - this.lastRecovery > 10_000) await this.recover();
+    const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });
+    const ended = await this.endCampaigns();
+    const aborted = await this.applyAbort();
+    let started = 0;
+    const live = await queryRows<{ id: number }>(db, sql`select id from campaigns where status = ${CampaignStatus.Start} order by id`);
+    for (const { id } of live) {
+      if (this.stopping) break;
+      const { campaign, gateway, calls } = await claimCalls(this.ctx, id);
+      if (!campaign || !gateway) continue;
+      for (const claimed of calls) {
+        const entry: InFlight = { campaignId: id, task: Promise.resolve() };
+        this.inFlight.set(claimed.callrequestId, entry);
+        entry.task = dial(this.ctx, campaign, gateway, claimed, (call) => (entry.call = call))
+          .catch((err: Error) => this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`))
+          .finally(() => this.inFlight.delete(claimed.callrequestId));
+        started++;
+      }
+    }
+    return { started, ended, aborted, joined };
+  }
+
+  /** END: campaigns past their expiration, and end_when_done ones with every subscriber final. */
+  private async endCampaigns(): Promise<number> {
+    const now = this.ctx.clock.now().toISOString();
+    const rows = await queryRows<{ id: number }>(
+      this.ctx.db,
+      sql`update campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
+            engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
+          where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
+            select 1 from subscribers s where s.campaign_id = c.id
+              and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}, ${SubscriberStatus.InProcess}))))
+          returning c.id`,
+    );
+    return rows.length;
+  }
+
+  /** ABORT: pending subscribers become ABORT; this engine hangs up its calls of aborted campaigns. */
+  private async applyAbort(): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.ctx.db,
+      sql`update subscribers s set status = ${SubscriberStatus.Abort}, reason = 'campaign aborted', updated_date = now()
+          from campaigns c where c.id = s.campaign_id and c.status = ${CampaignStatus.Abort}
+            and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}) returning s.id`,
+    );
+    const ids = [...new Set([...this.inFlight.values()].map((f) => f.campaignId))];
+    if (ids.length) {
+      const abortedIds = await queryRows<{ id: number }>(
+        this.ctx.db,
+        sql`select id from campaigns where status = ${CampaignStatus.Abort} and id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`,
+      );
+      const set = new Set(abortedIds.map((r) => r.id));
+      for (const f of this.inFlight.values()) if (set.has(f.campaignId)) void f.call?.hangup(Q850.OriginatorCancel).catch(() => undefined);
+    }
+    return rows.length;
+  }
+
+  /** Resolves when every call this engine has in flight is recorded. */
+  async settle(): Promise<void> {
+    while (this.inFlight.size) await Promise.all([...this.inFlight.values()].map((f) => f.task));
+  }
+
+  /** Runs passes until stop(): one pass, then sleep pollMs or until wake(). */
+  start(): void {
+    if (this.running) return;
+    this.stopping = false;
+    this.running = (async () => {
+      while (!this.stopping) {
+        try {
+          await this.runOnce();
+        } catch (err) {
+          this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
+        }
+        if (this.stopping) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs ?? 200);
+          this.wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    })();
+  }
+
+  /** Cuts the sleep between passes short (a campaign started, contacts trickled in …). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming, lets calls in flight finish (hung up after the grace period), records them. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    this.running = undefined;
+    const grace = setTimeout(() => {
+      for (const f of this.inFlight.values()) void f.call?.hangup().catch(() => undefined);
+    }, this.options.stopGraceMs ?? 10_000);
+    await this.settle();
+    clearTimeout(grace);
+    await this.ctx.db.execute(sql`delete from engine_heartbeats where engine_id = ${this.ctx.engineId}`);
+  }
+}

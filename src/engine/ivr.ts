@@ -1,0 +1,181 @@
+/**
+ * The IVR runner: plays the campaign's frozen survey (contract §5, SurveyFlow) over a driver
+ * Call, section by section, following branches with `nextSection`. It returns the answers and
+ * the B-legs; the outcome (one transaction) writes them. Section types as in contract §4.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { queryRows } from '../db/database.ts';
+import { SectionType } from '../db/schema.ts';
+import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../resources/survey-template/survey.flow.ts';
+import type { Call, Hangup } from './drivers/driver.ts';
+
+export interface SectionResult {
+  section_id: number;
+  section_order: number;
+  question: string;
+  response: string;
+  record_file: string;
+}
+
+export interface TransferLeg {
+  callId: string;
+  number: string;
+  hangup: Hangup;
+}
+
+export interface IvrOutcome {
+  results: SectionResult[];
+  transfers: TransferLeg[];
+  /** The call reached a section marked `completed`. */
+  completed: boolean;
+}
+
+export interface IvrContext {
+  db: Db;
+  call: Call;
+  flow: SurveyFlow;
+  /** The call's variables (campaign, subscriber, contact, additional_vars): API query params. */
+  variables: Record<string, string>;
+  callerId: string;
+  campaign: { id: number; user_id: number; dnc_id: number | null; sms_gateway_id: number | null; calltimeout: number };
+  phoneNumber: string;
+  /** HTTP timeout of API sections. */
+  apiTimeoutMs?: number;
+}
+
+/** What a section produced: the input for branching and, when answered, its result row. */
+interface Step {
+  input: FlowInput;
+  response?: string;
+  recordFile?: string;
+  /** The caller hung up during the section. */
+  gone?: boolean;
+}
+
+/** Asks for keys up to 1 + retries times; `accept` says whether an answer is valid. */
+async function ask(ctx: IvrContext, s: FlowSection, maxDigits: number, accept: (d: string) => boolean): Promise<Step> {
+  const tries = 1 + Math.max(0, s.retries ?? 0);
+  let outcome: 'timeout' | 'invalid' = 'timeout';
+  for (let i = 0; i < tries; i++) {
+    await ctx.call.play({ audioFile: s.audiofile, text: s.script || s.question });
+    const digits = await ctx.call.collect({ maxDigits, timeoutSeconds: s.timeout });
+    if (digits === null) return { input: { outcome: 'timeout' }, gone: true };
+    if (digits !== '' && accept(digits)) return { input: { digits, outcome: 'ok' }, response: digits };
+    outcome = digits === '' ? 'timeout' : 'invalid';
+    if (outcome === 'invalid' && s.invalid_audiofile) await ctx.call.play({ audioFile: s.invalid_audiofile });
+  }
+  return { input: { outcome }, response: '' };
+}
+
+const inRange = (d: string, min: number, max: number) => /^\d+$/.test(d) && Number(d) >= min && Number(d) <= max;
+
+/** Section 9: the number joins the campaign's DNC list, or the owner's first global list. */
+async function addToDnc(ctx: IvrContext): Promise<string> {
+  const [list] = await queryRows<{ id: number }>(
+    ctx.db,
+    sql`select id from dnc_lists where id = ${ctx.campaign.dnc_id ?? 0}
+        union all (select id from dnc_lists where user_id = ${ctx.campaign.user_id} and is_global order by id limit 1) limit 1`,
+  );
+  if (!list) return 'not added: no DNC list';
+  await ctx.db.execute(sql`insert into dnc_contacts (dnc_id, phone_number) values (${list.id}, ${ctx.phoneNumber})`);
+  return `added to DNC list ${list.id}`;
+}
+
+/** Section 11/14: HTTP GET to api_url with the call's variables as query parameters. */
+async function callApi(ctx: IvrContext, s: FlowSection): Promise<{ body: string; outcome: 'ok' | 'timeout' | 'invalid' }> {
+  if (!s.api_url) return { body: '', outcome: 'invalid' };
+  try {
+    const url = new URL(s.api_url);
+    for (const [k, v] of Object.entries(ctx.variables)) url.searchParams.set(k, v);
+    const res = await fetch(url, { signal: AbortSignal.timeout(ctx.apiTimeoutMs ?? 5000) });
+    const body = (await res.text()).trim().slice(0, 1000);
+    return { body, outcome: res.ok ? 'ok' : 'invalid' };
+  } catch (err) {
+    return { body: '', outcome: (err as Error).name === 'TimeoutError' ? 'timeout' : 'invalid' };
+  }
+}
+
+const multiChoice = (ctx: IvrContext, s: FlowSection) => ask(ctx, s, 1, (d) => Boolean(s.keys[Number(d)]) && /^\d$/.test(d));
+const rating = (ctx: IvrContext, s: FlowSection) => ask(ctx, s, String(s.rating_laps).length, (d) => inRange(d, 1, s.rating_laps));
+const capture = (ctx: IvrContext, s: FlowSection) =>
+  ask(ctx, s, s.number_digits, (d) => !s.validate_number || inRange(d, s.min_number, s.max_number));
+
+async function transfer(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
+  await ctx.call.play({ audioFile: s.audiofile, text: s.script || null });
+  const number = s.phonenumber ?? '';
+  const leg = await ctx.call.transfer({ number, callerId: ctx.callerId, timeoutSeconds: ctx.campaign.calltimeout });
+  out.transfers.push({ callId: leg.callId, number, hangup: leg.hangup });
+  return { input: {}, response: number };
+}
+
+async function runSection(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
+  const say = () => ctx.call.play({ audioFile: s.audiofile, text: s.script || s.question });
+  switch (s.type) {
+    case SectionType.MultiChoice:
+      return multiChoice(ctx, s);
+    case SectionType.Rating:
+      return rating(ctx, s);
+    case SectionType.CaptureDigits:
+      return capture(ctx, s);
+    case SectionType.RecordMessage: {
+      await say();
+      const rec = await ctx.call.record({ maxSeconds: Math.max(s.timeout, 60) });
+      return { input: {}, response: rec.file, recordFile: rec.file };
+    }
+    case SectionType.CallTransfer:
+      return transfer(ctx, s, out);
+    case SectionType.Conference:
+    case SectionType.Queue:
+      await say();
+      await ctx.call.bridge(s.type === SectionType.Queue ? { queue: s.queue ?? '' } : { conference: s.conference ?? '' });
+      return { input: {}, response: (s.type === SectionType.Queue ? s.queue : s.conference) ?? '' };
+    case SectionType.Dnc:
+      await say();
+      return { input: {}, response: await addToDnc(ctx) };
+    case SectionType.SmsMessage:
+      await say();
+      // The SMS itself goes out through the SMS subsystem (its issue); without a gateway none can.
+      return { input: {}, response: ctx.campaign.sms_gateway_id ? `sms requested: ${s.sms_text ?? ''}` : 'sms not sent: no SMS gateway' };
+    case SectionType.ApiCall: {
+      const answer = await callApi(ctx, s);
+      return { input: { digits: answer.body, outcome: answer.outcome }, response: answer.body };
+    }
+    case SectionType.AsyncApiCall:
+      void callApi(ctx, s);
+      return { input: {} };
+    case SectionType.SpeechRecognition: {
+      await say();
+      const words = await ctx.call.listen({ timeoutSeconds: s.timeout });
+      if (words === null) return { input: { outcome: 'timeout' }, gone: true };
+      return { input: { digits: words }, response: words };
+    }
+    default: // play message (1), hang up (7: the flow ends after it)
+      await say();
+      return { input: {} };
+  }
+}
+
+/** Runs the survey until it ends, the caller hangs up, or a hang-up section; never throws on a hangup. */
+export async function runSurvey(ctx: IvrContext): Promise<IvrOutcome> {
+  const out: IvrOutcome = { results: [], transfers: [], completed: false };
+  let hungUp = false;
+  void ctx.call.ended.then(() => (hungUp = true));
+  let section = firstSection(ctx.flow);
+  for (let guard = 0; section && !hungUp && guard < 1000; guard++) {
+    if (section.completed) out.completed = true;
+    const step = await runSection(ctx, section, out);
+    if (step.response !== undefined) {
+      out.results.push({
+        section_id: section.id,
+        section_order: section.order,
+        question: section.question,
+        response: step.response,
+        record_file: step.recordFile ?? '',
+      });
+    }
+    if (step.gone) break;
+    section = nextSection(ctx.flow, section, step.input);
+  }
+  return out;
+}

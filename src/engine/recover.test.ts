@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { type Database, openDatabase, queryRows } from '../db/database.ts';
+import { callrequests, campaignPhonebooks, contacts, phonebooks, subscribers } from '../db/schema.ts';
+import { dbLabel, onPostgres, testDatabase } from '../../test/helpers.ts';
+import { makeEngine, pass, scenario } from './engine.fixtures.ts';
+import { ScriptedDriver } from './scripted-driver.ts';
+
+const database = await testDatabase();
+const db = database.db;
+
+test(`recover() closes calls left CALLING by a dead engine as ENGINE_RESTART failures, retried per policy (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { maxretry: 1, frequency: 6 }, numbers: ['+15550001', '+15550002'] });
+  const [a, b] = s.subscriberIds;
+  await db.update(subscribers).set({ status: 6, count_attempt: 1 }).where(eq(subscribers.id, a));
+  await db.update(subscribers).set({ status: 6, count_attempt: 2 }).where(eq(subscribers.id, b));
+  await db.insert(callrequests).values(
+    [a, b].map((id, i) => ({ campaign_id: s.campaignId, subscriber_id: id, status: 7, call_uuid: `dead-${id}`, phone_number: `+1555000${i + 1}`, engine_id: 'dead-engine' })),
+  );
+  assert.equal(await s.engine.recover(), 2);
+  const subs = await db.select().from(subscribers).where(eq(subscribers.campaign_id, s.campaignId)).orderBy(subscribers.id);
+  assert.deepEqual(subs.map((x) => x.status), [1, 4], JSON.stringify(subs));
+  const reqs = await queryRows<{ status: number; hangup_cause: string }>(
+    db,
+    sql`select status, hangup_cause from callrequests where campaign_id = ${s.campaignId} order by id`,
+  );
+  assert.deepEqual(reqs, [
+    { status: 2, hangup_cause: 'ENGINE_RESTART' },
+    { status: 2, hangup_cause: 'ENGINE_RESTART' },
+  ]);
+  const cdrs = await queryRows<{ billsec: number; leg_type: number }>(db, sql`select billsec, leg_type from cdrs where campaign_id = ${s.campaignId}`);
+  assert.deepEqual(cdrs, [{ billsec: 0, leg_type: 1 }, { billsec: 0, leg_type: 1 }]);
+  await s.clock.advance(300_000);
+  assert.equal(await pass(s), 1, 'the retry is dialled once, intervalretry later');
+});
+
+test(`a contact added to a phonebook of a running campaign joins it and is called (${dbLabel})`, async () => {
+  // Spooling stamps next_attempt_at with the database's now(): the test clock runs ahead of it.
+  const s = await scenario(db, { numbers: ['+15550001'], clockAt: '2099-01-05T09:00:00Z', campaign: { expirationdate: '2099-12-31T00:00:00Z' } });
+  const [book] = await db.insert(phonebooks).values({ name: 'pb', user_id: s.userId }).returning();
+  await db.insert(campaignPhonebooks).values({ campaign_id: s.campaignId, phonebook_id: book.id });
+  assert.equal(await pass(s), 1);
+  await db.insert(contacts).values({ phonebook_id: book.id, contact: '+15550777' });
+  await s.clock.advance(1000);
+  const r = await s.engine.runOnce();
+  await s.engine.settle();
+  assert.equal(r.joined, 1);
+  assert.equal(r.started, 1);
+  assert.equal(s.driver.calls.at(-1)?.request.to, '+15550777');
+});
+
+test(`two engines sharing a campaign never dial a subscriber twice (${dbLabel})`, async () => {
+  const numbers = Array.from({ length: 30 }, (_, i) => `+1555100${String(i).padStart(2, '0')}`);
+  const s = await scenario(db, { numbers });
+  // On PostgreSQL the second engine has its own connection pool, as a second process would.
+  let second: Database | undefined;
+  if (onPostgres) second = await openDatabase({ url: (database as { url?: string }).url, poolSize: 3 });
+  const driverB = new ScriptedDriver(s.clock);
+  const other = makeEngine(second?.db ?? db, s.clock, driverB, 6, 'engine-b');
+  try {
+    for (let i = 0; i < 40; i++) {
+      await Promise.all([s.engine.runOnce(), other.runOnce()]);
+      await Promise.all([s.engine.settle(), other.settle()]);
+      await s.clock.advance(50);
+    }
+  } finally {
+    await second?.close();
+  }
+  const dialled = [...s.driver.calls, ...driverB.calls].map((c) => c.request.to).sort();
+  assert.deepEqual(dialled, numbers);
+  const twice = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from callrequests where campaign_id = ${s.campaignId} group by subscriber_id having count(*) > 1`,
+  );
+  assert.deepEqual(twice, []);
+});

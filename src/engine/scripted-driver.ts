@@ -1,0 +1,94 @@
+/**
+ * A telephony driver that follows a script per dialled number, in zero time: the engine tests'
+ * deterministic carrier (the simulator, drivers/simulator.ts, is the random one). It records
+ * what the engine asked of each call so tests can assert on it.
+ */
+import type { Clock } from './clock.ts';
+import type { AmdResult, AnswerOutcome, Call, Hangup, OriginateRequest, TelephonyDriver } from './drivers/driver.ts';
+
+export interface CallScript {
+  /** Not answered with this Q.850 cause (17 busy, 19 no answer …); absent = answered. */
+  failCause?: number;
+  amd?: AmdResult;
+  /** What each collect()/listen() returns in turn; '' (timeout) once used up. */
+  keys?: string[];
+  /** billsec reported at hangup. */
+  billsec?: number;
+  /** Stay up until hung up by the engine (ABORT tests): answered stays pending until released. */
+  hold?: boolean;
+}
+
+export interface ScriptedCall {
+  request: OriginateRequest;
+  /** Every command the engine gave, in order: "play:…", "collect", "transfer:…", "hangup:16" … */
+  log: string[];
+}
+
+const causeNames: Record<number, string> = { 16: 'NORMAL_CLEARING', 17: 'USER_BUSY', 19: 'NO_ANSWER', 21: 'CALL_REJECTED', 487: 'ORIGINATOR_CANCEL' };
+
+export class ScriptedDriver implements TelephonyDriver {
+  readonly name = 'scripted';
+  readonly calls: ScriptedCall[] = [];
+  private readonly clock: Clock;
+  private readonly scripts: (to: string) => CallScript;
+
+  constructor(clock: Clock, scripts: (to: string) => CallScript = () => ({})) {
+    this.clock = clock;
+    this.scripts = scripts;
+  }
+
+  originate(request: OriginateRequest): Call {
+    const script = this.scripts(request.to);
+    const record: ScriptedCall = { request, log: [] };
+    this.calls.push(record);
+    const startedAt = this.clock.now();
+    const hangupOf = (cause: number, answered: boolean): Hangup => ({
+      cause,
+      causeName: causeNames[cause] ?? 'NORMAL_TEMPORARY_FAILURE',
+      startedAt,
+      answeredAt: answered ? startedAt : null,
+      endedAt: this.clock.now(),
+      duration: answered ? (script.billsec ?? 0) : 0,
+      billsec: answered ? (script.billsec ?? 0) : 0,
+    });
+    let end!: (h: Hangup) => void;
+    const ended = new Promise<Hangup>((resolve) => (end = resolve));
+    let done = false;
+    const finish = (cause: number, answered: boolean) => {
+      if (done) return;
+      done = true;
+      record.log.push(`hangup:${cause}`);
+      end(hangupOf(cause, answered));
+    };
+    let answered: Promise<AnswerOutcome>;
+    if (script.failCause) {
+      const h = hangupOf(script.failCause, false);
+      done = true;
+      end(h);
+      answered = Promise.resolve({ answered: false, hangup: h });
+    } else if (script.hold) {
+      answered = ended.then((h) => ({ answered: false, hangup: h }));
+    } else {
+      answered = Promise.resolve({ answered: true, amd: script.amd ?? 'person' });
+    }
+    const keys = [...(script.keys ?? [])];
+    const next = async () => (done ? null : (keys.shift() ?? ''));
+    return {
+      callId: request.callId,
+      answered,
+      ended,
+      play: async (m) => void record.log.push(`play:${m.audioFile ?? m.text ?? ''}`),
+      collect: async () => (record.log.push('collect'), next()),
+      record: async () => (record.log.push('record'), { file: 'recordings/x.wav', seconds: 3 }),
+      listen: async () => (record.log.push('listen'), next()),
+      transfer: async (o) => {
+        record.log.push(`transfer:${o.number}`);
+        return { callId: `${request.callId}-b`, hangup: { ...hangupOf(16, true), billsec: 12, duration: 15 } };
+      },
+      bridge: async (o) => void record.log.push(`bridge:${o.queue ?? o.conference ?? ''}`),
+      hangup: async (cause = 16) => finish(cause, !script.hold),
+    };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -269,3 +269,9 @@ export const dids = pgTable(
   (t) => [index('dids_user_idx').on(t.user_id)],
 );
 
+
+/** Engines alive on this database: a CALLING call of an engine whose heartbeat is stale is recovered. */
+export const engineHeartbeats = pgTable('engine_heartbeats', {
+  engine_id: varchar('engine_id', { length: 64 }).primaryKey(),
+  heartbeat_at: timestamptz('heartbeat_at').notNull(),
+});

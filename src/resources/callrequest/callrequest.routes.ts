@@ -1,10 +1,11 @@
 /** /rest-api/callrequest/ — the calls the engine placed (read-only), and each call's survey answers. */
-import { and, eq, type SQL } from 'drizzle-orm';
+import { integerFilters } from '../../http/filters.ts';
+import { and, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { callrequests } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
-import { invalid, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { CallRequestRecord, CallResultRecord, presentCallRequest, presentCallResult } from './callrequest.present.ts';
 import {
@@ -20,15 +21,8 @@ const tags = ['callrequest'];
 
 /** The list filters `campaign_id` and `status`. */
 function filters(db: Db, request: FastifyRequest): SQL | undefined {
-  const query = request.query as Record<string, string | undefined>;
-  const conditions: (SQL | undefined)[] = [visibleCallRequests(db, request.user)];
-  for (const [name, column] of [['campaign_id', callrequests.campaign_id], ['status', callrequests.status]] as const) {
-    const raw = query[name];
-    if (raw === undefined || raw === '') continue;
-    if (!/^\d{1,9}$/.test(raw)) throw invalid({ [name]: ['Enter a whole number.'] });
-    conditions.push(eq(column, Number(raw)));
-  }
-  return and(...conditions);
+  const byValue = integerFilters(request, { campaign_id: callrequests.campaign_id, status: callrequests.status });
+  return and(visibleCallRequests(db, request.user), ...byValue);
 }
 
 function routes(api: Api, { database }: AppDeps) {

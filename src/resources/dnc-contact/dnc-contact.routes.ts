@@ -1,7 +1,7 @@
 /** /rest-api/dnc-contact/ — the numbers of a DNC list; visible through their list (contract §3). */
-import type { FastifyRequest } from 'fastify';
+import { queryInteger } from '../../http/filters.ts';
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
-import { invalid, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -20,18 +20,11 @@ import { DncContactRecord, dncContactFields } from './dnc-contact.schema.ts';
 const tags = ['dnc-contact'];
 
 /** An id filter of the query string: empty means no filter; not a number is 400, as django-filter says. */
-function queryId(request: FastifyRequest, name: string): number | undefined {
-  const raw = (request.query as Record<string, unknown>)[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw.trim())) throw invalid({ [name]: ['Enter a number.'] });
-  return Number(raw.trim());
-}
-
 function routes(api: Api, { database }: AppDeps) {
   const { db } = database;
 
   api.get('/dnc-contact/', { schema: { tags, response: { 200: envelopeOf(DncContactRecord) } } }, async (request) => {
-    const where = dncContactFilter(db, request.user, queryId(request, 'dnc_id'));
+    const where = dncContactFilter(db, request.user, queryInteger(request, 'dnc_id'));
     return paginate(
       request,
       () => countDncContacts(db, where),

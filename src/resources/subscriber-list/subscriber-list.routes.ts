@@ -4,8 +4,9 @@
  * whatever the campaign size), sliced by `page` with a `Link: rel="next"` header; an update
  * answers 202 with the record; a delete answers 200 {"data": "subscriber deleted"}.
  */
+import { integerFilters } from '../../http/filters.ts';
 import { Readable } from 'node:stream';
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { subscribers } from '../../db/schema.ts';
@@ -35,15 +36,8 @@ const duplicateError = () => invalid({ duplicate_contact: ['This number is alrea
 
 /** The list filters `campaign_id` and `status` (whole numbers). */
 function filters(db: Db, request: FastifyRequest): SQL | undefined {
-  const query = request.query as Record<string, string | undefined>;
-  const conditions: (SQL | undefined)[] = [visibleSubscribers(db, request.user)];
-  for (const [name, column] of [['campaign_id', subscribers.campaign_id], ['status', subscribers.status]] as const) {
-    const raw = query[name];
-    if (raw === undefined || raw === '') continue;
-    if (!/^\d{1,9}$/.test(raw)) throw invalid({ [name]: ['Enter a whole number.'] });
-    conditions.push(eq(column, Number(raw)));
-  }
-  return and(...conditions);
+  const byValue = integerFilters(request, { campaign_id: subscribers.campaign_id, status: subscribers.status });
+  return and(visibleSubscribers(db, request.user), ...byValue);
 }
 
 /** The time zone fields: given, else derived from the number (contract §8). */

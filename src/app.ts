@@ -13,8 +13,25 @@ import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
 import { AppError, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
+import { audioFilesResource } from './resources/audio-files/audio-files.routes.ts';
+import { bulkResource } from './resources/bulk/bulk.routes.ts';
+import { calleridResource } from './resources/callerid/callerid.routes.ts';
+import { callrequestResource } from './resources/callrequest/callrequest.routes.ts';
+import { campaignsResource } from './resources/campaigns/campaign.routes.ts';
+import { cdrResource } from './resources/cdr/cdr.routes.ts';
+import { didResource } from './resources/did/did.routes.ts';
+import { subscriberListResource } from './resources/subscriber-list/subscriber-list.routes.ts';
+import { calleridGroupResource } from './resources/callerid-group/callerid-group.routes.ts';
+import { contactResource } from './resources/contact/contact.routes.ts';
+import { dncContactResource } from './resources/dnc-contact/dnc-contact.routes.ts';
+import { dncListResource } from './resources/dnc-list/dnc-list.routes.ts';
+import { gatewayResource } from './resources/gateway/gateway.routes.ts';
 import { paymentResource } from './resources/payment/payment.routes.ts';
 import { phonebookResource } from './resources/phonebook/phonebook.routes.ts';
+import { queueResource } from './resources/queue/queue.routes.ts';
+import { branchingTemplateResource } from './resources/branching-template/branching-template.routes.ts';
+import { sectionTemplateResource } from './resources/section-template/section-template.routes.ts';
+import { surveyTemplateResource } from './resources/survey-template/survey-template.routes.ts';
 import { usersResource } from './resources/users/users.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
@@ -22,6 +39,23 @@ export const resources: Resource[] = [
   usersResource,
   paymentResource,
   phonebookResource,
+  contactResource,
+  dncListResource,
+  dncContactResource,
+  calleridGroupResource,
+  calleridResource,
+  bulkResource,
+  audioFilesResource,
+  queueResource,
+  surveyTemplateResource,
+  sectionTemplateResource,
+  branchingTemplateResource,
+  campaignsResource,
+  subscriberListResource,
+  callrequestResource,
+  cdrResource,
+  didResource,
+  gatewayResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -6,6 +6,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, withDatabase } from './cli-support.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
+import { registerBulkCommands } from './resources/bulk/bulk.cli.ts';
+import { registerQueueCommands } from './resources/queue/queue.cli.ts';
+import { registerGatewayCommands } from './resources/gateway/gateway.cli.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
 import { decimal } from './http/fields.ts';
 
@@ -97,6 +100,9 @@ export function buildProgram(): Command {
     });
 
   // Commands of the resources (each in its own <name>.cli.ts).
+  registerQueueCommands(program);
+  registerGatewayCommands(program);
+  registerBulkCommands(program);
 
   return program;
 }

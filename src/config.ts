@@ -19,6 +19,8 @@ export interface Config {
   /** Trust X-Forwarded-Proto/Host (and the client address) from a reverse proxy. */
   readonly trustProxy: boolean | string;
   readonly maxUploadBytes: number;
+  /** Size limit of a CSV bulk import (millions of rows exceed the audio upload limit). */
+  readonly maxImportBytes: number;
   /** Billing increment in seconds; 0 bills the exact billsec (contract §6). */
   readonly billingIncrement: number;
   readonly adminPassword: string | undefined;
@@ -87,6 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     trustProxy: trustProxy(env),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_MB', 20, 1, 10240) * 1024 * 1024,
+    maxImportBytes: integer(env, 'MAX_IMPORT_MB', 1024, 1, 102400) * 1024 * 1024,
     billingIncrement: integer(env, 'BILLING_INCREMENT', 6, 0, 3600),
     adminPassword: env.DIALER_ADMIN_PASSWORD || undefined,
   });

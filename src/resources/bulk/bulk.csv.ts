@@ -1,0 +1,126 @@
+/**
+ * The CSV side of bulk import and export: what each kind of file holds (its header, how a row
+ * becomes the columns we COPY, or why it is rejected), and CSV text for COPY and for exports.
+ */
+import { normalizePhone } from '../../http/phone.ts';
+
+/** A row's values in the order of `ImportTarget.columns`, or the reason it is rejected. */
+export type RowReader = (record: string[]) => string[] | string;
+
+/** The header read: how to read each row, and whether the first record was already data. */
+export interface HeaderReading {
+  read: RowReader;
+  headerIsData: boolean;
+}
+
+export interface ImportTarget {
+  /** The table rows are copied into, and its parent key (the phonebook or the DNC list). */
+  table: 'contacts' | 'dnc_contacts';
+  parentColumn: 'phonebook_id' | 'dnc_id';
+  /** The columns a RowReader yields, after the parent key. */
+  columns: readonly string[];
+  /** Reads the first record; a string says why the file is not one we import (contract: 400). */
+  readHeader(first: string[]): HeaderReading | string;
+  /** The duplicate key, over a staged row `s` and over an existing row `e`. */
+  duplicateKey: { staged: string; existing: string };
+}
+
+const maxFullName = 200;
+
+function headerNames(first: string[]): string[] {
+  return first.map((name) => name.trim().toLowerCase());
+}
+
+function columnCountError(expected: number, found: number): string {
+  return `Expected ${expected} columns, found ${found}.`;
+}
+
+/** Reads a contact row: contact, full_name, status and the rest as additional_vars (§1). */
+function contactReader(names: string[]): RowReader {
+  const at = (name: string) => names.indexOf(name);
+  const [contact, fullName, status, vars] = [at('contact'), at('full_name'), at('status'), at('additional_vars')];
+  const known = new Set([contact, fullName, status, vars]);
+  const extras = names.map((name, i) => [name, i] as const).filter(([, i]) => !known.has(i));
+  return (record) => {
+    if (record.length !== names.length) return columnCountError(names.length, record.length);
+    const number = normalizePhone(record[contact]);
+    if (!number) return 'contact: Enter a valid phone number.';
+    const name = fullName < 0 ? '' : record[fullName];
+    if (name.length > maxFullName) return `full_name: Ensure this field has no more than ${maxFullName} characters.`;
+    const state = status < 0 || record[status].trim() === '' ? '1' : record[status].trim();
+    if (state !== '0' && state !== '1') return 'status: Select a valid choice. It must be 0 or 1.';
+    let object: Record<string, unknown> = {};
+    if (vars >= 0 && record[vars].trim() !== '') {
+      try {
+        object = JSON.parse(record[vars]);
+      } catch {
+        return 'additional_vars: Value must be valid JSON.';
+      }
+      if (typeof object !== 'object' || object === null || Array.isArray(object)) {
+        return 'additional_vars: Value must be a JSON object.';
+      }
+    }
+    for (const [key, i] of extras) object[key] = record[i];
+    return [number, name, JSON.stringify(object), state];
+  };
+}
+
+export const contactTarget: ImportTarget = {
+  table: 'contacts',
+  parentColumn: 'phonebook_id',
+  columns: ['contact', 'full_name', 'additional_vars', 'status'],
+  readHeader(first) {
+    const names = headerNames(first);
+    if (!names.includes('contact')) return 'The file must be a CSV file with a header row holding a "contact" column.';
+    return { read: contactReader(names), headerIsData: false };
+  },
+  duplicateKey: { staged: 's.contact', existing: 'e.contact' },
+};
+
+function dncReader(column: number): RowReader {
+  return (record) => {
+    if (record.length <= column) return columnCountError(column + 1, record.length);
+    const number = normalizePhone(record[column]);
+    return number ? [number] : 'phone_number: Enter a valid phone number.';
+  };
+}
+
+export const dncTarget: ImportTarget = {
+  table: 'dnc_contacts',
+  parentColumn: 'dnc_id',
+  columns: ['phone_number'],
+  readHeader(first) {
+    const names = headerNames(first);
+    const named = names.includes('phone_number') ? names.indexOf('phone_number') : names.indexOf('contact');
+    if (named >= 0) return { read: dncReader(named), headerIsData: false };
+    // A single column: a list of numbers, with or without a header of another name.
+    if (names.length === 1) return { read: dncReader(0), headerIsData: normalizePhone(first[0]) !== undefined };
+    return 'The file must be a CSV file with a "phone_number" column, or a single column of numbers.';
+  },
+  duplicateKey: { staged: "regexp_replace(s.phone_number, '[^0-9]', '', 'g')", existing: 'e.digits' },
+};
+
+/**
+ * One CSV field. Empty values are quoted because PostgreSQL's COPY reads an unquoted empty
+ * field as NULL; a backslash is quoted so that a lone `\.` is never the end-of-data marker.
+ */
+export function csvField(value: string): string {
+  return value === '' || /[",\r\n\\]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+export function csvLine(values: readonly string[]): string {
+  return `${values.map(csvField).join(',')}\n`;
+}
+
+/** True when the start of a file is not text: a NUL byte, or bytes that are not UTF-8. */
+export function looksBinary(chunk: Buffer): boolean {
+  const head = chunk.subarray(0, 64 * 1024);
+  if (head.includes(0)) return true;
+  try {
+    // stream: true, so that a character cut at the end of the sample is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return false;
+  } catch {
+    return true;
+  }
+}

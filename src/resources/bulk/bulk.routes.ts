@@ -1,0 +1,89 @@
+/**
+ * Bulk import and export of contacts and DNC numbers (issue 3), routed under the phonebook and
+ * DNC list they belong to: POST …/<id>/import/ (multipart CSV in `file`) and GET …/<id>/export/.
+ */
+import { Readable } from 'node:stream';
+import { and, eq } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Api, type AppDeps, recordId, type Resource } from '../../http/api.ts';
+import { AppError, invalid, notFound } from '../../http/errors.ts';
+import { ownedBy } from '../../http/scope.ts';
+import type { Db } from '../../db/database.ts';
+import { dncLists, phonebooks } from '../../db/schema.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { contactTarget, dncTarget, type ImportTarget } from './bulk.csv.ts';
+import { exportContacts, exportDncNumbers } from './bulk.export.ts';
+import { importCsv, ImportFileError } from './bulk.import.ts';
+
+const TRUE_VALUES = new Set(['true', 'True', '1', 'yes', 'on']);
+
+/** Whether the phonebook or DNC list `id` exists and `user` may see it (contract §3). */
+async function isVisible(db: Db, table: typeof phonebooks | typeof dncLists, user: AuthUser, id: number): Promise<boolean> {
+  const rows = await db.select({ id: table.id }).from(table).where(and(eq(table.id, id), ownedBy(user, table.user_id)));
+  return rows.length > 0;
+}
+
+/** `skip_duplicates` from the query string or from a form field sent before the file. */
+function skipDuplicates(request: FastifyRequest, fields: Record<string, unknown>): boolean {
+  const fromQuery = (request.query as { skip_duplicates?: string }).skip_duplicates;
+  const field = fields.skip_duplicates as { value?: unknown } | undefined;
+  return TRUE_VALUES.has(String(fromQuery ?? '')) || TRUE_VALUES.has(String(field?.value ?? ''));
+}
+
+async function importUpload(request: FastifyRequest, deps: AppDeps, target: ImportTarget, id: number) {
+  if (!request.isMultipart()) throw invalid({ file: ['No file was submitted.'] });
+  const upload = await request.file({ limits: { fileSize: deps.config.maxImportBytes } });
+  if (!upload) throw invalid({ file: ['No file was submitted.'] });
+  try {
+    return await importCsv(deps.database, target, id, upload.file, {
+      skipDuplicates: skipDuplicates(request, upload.fields),
+      truncated: () => upload.file.truncated,
+    });
+  } catch (err) {
+    if (!(err instanceof ImportFileError)) throw err;
+    if (err.kind === 'too-large') throw new AppError(413, { detail: 'Request body is too large.' });
+    throw invalid({ file: [err.message] });
+  }
+}
+
+function sendCsv(reply: FastifyReply, name: string, lines: AsyncGenerator<string>) {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}.csv"`)
+    .send(Readable.from(lines, { highWaterMark: 1 }));
+}
+
+function routes(api: Api, deps: AppDeps) {
+  const { db } = deps.database;
+  const importSchema = { consumes: ['multipart/form-data'] };
+
+  api.post('/phonebook/:id/import/', { config: { multipart: true }, schema: { tags: ['phonebook'], ...importSchema } }, async (request, reply) => {
+    const id = recordId(request);
+    if (!(await isVisible(db, phonebooks, request.user, id))) throw notFound();
+    return reply.code(201).send(await importUpload(request, deps, contactTarget, id));
+  });
+
+  api.get('/phonebook/:id/export/', { schema: { tags: ['phonebook'] } }, async (request, reply) => {
+    const id = recordId(request);
+    if (!(await isVisible(db, phonebooks, request.user, id))) throw notFound();
+    return sendCsv(reply, `phonebook-${id}`, exportContacts(db, id));
+  });
+
+  // contract: /rest-api/dnc/ and /rest-api/dnc-list/ are the same resource, both routed.
+  for (const prefix of ['dnc-list', 'dnc']) {
+    api.post(`/${prefix}/:id/import/`, { config: { multipart: true }, schema: { tags: ['dnc'], ...importSchema } }, async (request, reply) => {
+      const id = recordId(request);
+      if (!(await isVisible(db, dncLists, request.user, id))) throw notFound();
+      return reply.code(201).send(await importUpload(request, deps, dncTarget, id));
+    });
+
+    api.get(`/${prefix}/:id/export/`, { schema: { tags: ['dnc'] } }, async (request, reply) => {
+      const id = recordId(request);
+      if (!(await isVisible(db, dncLists, request.user, id))) throw notFound();
+      return sendCsv(reply, `dnc-${id}`, exportDncNumbers(db, id));
+    });
+  }
+}
+
+/** Routes only (listed: false): these paths live under the phonebook and DNC list resources. */
+export const bulkResource: Resource = { name: 'bulk', listed: false, routes };

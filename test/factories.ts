@@ -4,6 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type { Db } from '../src/db/database.ts';
+import type { FlowSection } from '../src/resources/survey-template/survey.flow.ts';
 import { createUser as createAccount } from '../src/resources/users/users.service.ts';
 import { basic } from './helpers.ts';
 
@@ -34,3 +35,23 @@ export async function makeUser(
   });
   return { id: row.id, username, password, is_admin: row.is_admin, auth: basic(username, password) };
 }
+
+/** The defaults of a section in a survey flow (SectionTemplate's), for flows built in memory. */
+export const flowSectionDefaults: Omit<FlowSection, 'id' | 'order' | 'question' | 'script' | 'retries' | 'branches'> = {
+  type: 1,
+  audiofile: null,
+  invalid_audiofile: null,
+  timeout: 5,
+  keys: Array(10).fill(null),
+  rating_laps: 9,
+  validate_number: true,
+  number_digits: 2,
+  min_number: 0,
+  max_number: 99,
+  phonenumber: null,
+  conference: null,
+  completed: false,
+  queue: null,
+  sms_text: null,
+  api_url: null,
+};

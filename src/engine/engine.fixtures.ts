@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { CampaignStatus, campaigns, gateways, subscribers } from '../db/schema.ts';
 import type { FlowSection, SurveyFlow } from '../resources/survey-template/survey.flow.ts';
-import { makeUser, unique } from '../../test/factories.ts';
+import { flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
 import { ManualClock } from './clock.ts';
 import { Engine } from './engine.ts';
 import { type CallScript, ScriptedDriver } from './scripted-driver.ts';
@@ -18,26 +18,11 @@ let nextSectionId = 1_000_000;
 export function section(over: Partial<FlowSection>): FlowSection {
   return {
     id: nextSectionId++,
+    ...flowSectionDefaults,
     order: 1,
-    type: 1,
     question: 'Q',
     script: '',
-    audiofile: null,
-    invalid_audiofile: null,
     retries: 0,
-    timeout: 5,
-    keys: Array(10).fill(null),
-    rating_laps: 9,
-    validate_number: true,
-    number_digits: 2,
-    min_number: 0,
-    max_number: 99,
-    phonenumber: null,
-    conference: null,
-    completed: false,
-    queue: null,
-    sms_text: null,
-    api_url: null,
     branches: [],
     ...over,
   };

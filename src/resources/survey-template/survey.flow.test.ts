@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { audioFiles, branchingTemplates, queues, SectionType, sectionTemplates, surveyTemplates } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { flowSectionDefaults, makeUser, unique } from '../../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../../test/helpers.ts';
 import { type FlowBranch, type FlowSection, firstSection, flowProblems, loadFlow, nextSection, type SurveyFlow } from './survey.flow.ts';
 
@@ -12,25 +12,11 @@ function section(id: number, order: number, over: Partial<FlowSection> = {}, bra
   return {
     id,
     order,
+    ...flowSectionDefaults,
     type: SectionType.PlayMessage,
     question: `q${id}`,
     script: `q${id}`,
-    audiofile: null,
-    invalid_audiofile: null,
     retries: null,
-    timeout: 5,
-    keys: Array(10).fill(null),
-    rating_laps: 9,
-    validate_number: true,
-    number_digits: 2,
-    min_number: 0,
-    max_number: 99,
-    phonenumber: null,
-    conference: null,
-    completed: false,
-    queue: null,
-    sms_text: null,
-    api_url: null,
     branches: branches.map(([keys, goto]): FlowBranch => ({ id: nextBranchId++, keys, goto })),
     ...over,
   };

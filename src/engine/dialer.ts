@@ -19,6 +19,7 @@ import {
   gateways,
   subscribers,
 } from '../db/schema.ts';
+import { doNotCallSql } from '../resources/dnc-contact/dnc.check.ts';
 import type { EngineContext } from './context.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from './window.ts';
 
@@ -125,15 +126,10 @@ async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limi
 
 /** Marks the claimed subscribers on a DNC list NOT_AUTHORIZED (7); returns the ids left to dial. */
 async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<Set<number>> {
-  // The campaign's list, the owner's global lists and every admin's global list (contract §5).
   const hits = await queryRows<{ id: number }>(
     tx,
     sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-        where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and exists (
-          select 1 from dnc_contacts d join dnc_lists l on l.id = d.dnc_id
-          where d.digits = regexp_replace(s.duplicate_contact, '[^0-9]', '', 'g')
-            and (l.id = ${c.dnc_id ?? 0} or (l.is_global and (l.user_id = ${c.user_id}
-                 or l.user_id in (select id from users where is_admin)))))
+        where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.duplicate_contact`, c.user_id, c.dnc_id)}
         returning s.id`,
   );
   const hit = new Set(hits.map((h) => Number(h.id)));

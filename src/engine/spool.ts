@@ -5,14 +5,39 @@
  * few thousand at most) and joined in the same INSERT. Contacts added later to the phonebooks of running campaigns join them through
  * `spoolNewContacts` (the trickle rule), which reads only contacts newer than the last spooled.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { CampaignStatus, ContactStatus } from '../db/schema.ts';
 import { zoneOfNumber } from '../resources/subscriber-list/subscriber-timezone.ts';
 
+/** The tables of one kind of campaign: voice (the default) or SMS share every spool rule. */
+export interface SpoolTarget {
+  campaigns: SQLWrapper;
+  subscribers: SQLWrapper;
+  phonebooks: SQLWrapper;
+  /** The campaign column in `subscribers` and `phonebooks`. */
+  campaignColumn: SQLWrapper;
+}
+
+export const voiceSpool: SpoolTarget = {
+  campaigns: sql.identifier('campaigns'),
+  subscribers: sql.identifier('subscribers'),
+  phonebooks: sql.identifier('campaign_phonebooks'),
+  campaignColumn: sql.identifier('campaign_id'),
+};
+
+export const smsSpool: SpoolTarget = {
+  campaigns: sql.identifier('sms_campaigns'),
+  subscribers: sql.identifier('sms_subscribers'),
+  phonebooks: sql.identifier('sms_campaign_phonebooks'),
+  campaignColumn: sql.identifier('sms_campaign_id'),
+};
+
 export interface SpoolOptions {
   /** The instance time zone (contract §8: a number without country gets it). */
   timeZone?: string;
+  /** Voice campaigns unless told otherwise. */
+  target?: SpoolTarget;
 }
 
 /** Digits that pick a number's zone: the country code and, for +1, the area code. */
@@ -42,15 +67,16 @@ async function insertSubscribers(
   campaignId: number,
   after: number,
   upTo: number,
-  { phonebookIds, timeZone = 'UTC' }: SpoolOptions & { phonebookIds?: number[] } = {},
+  { phonebookIds, timeZone = 'UTC', target = voiceSpool }: SpoolOptions & { phonebookIds?: number[] } = {},
 ): Promise<number> {
+  const t = target;
   const onlyPhonebooks = phonebookIds
     ? sql`and cp.phonebook_id in (${sql.join(phonebookIds.map((id) => sql`${id}`), sql`, `)})`
     : sql``;
   const source = sql`from contacts c
           where c.id > ${after} and c.id <= ${upTo} and c.status = ${ContactStatus.Active}
             and c.phonebook_id in (
-              select cp.phonebook_id from campaign_phonebooks cp where cp.campaign_id = ${campaignId} ${onlyPhonebooks})`;
+              select cp.phonebook_id from ${t.phonebooks} cp where cp.${t.campaignColumn} = ${campaignId} ${onlyPhonebooks})`;
   const zones = await zonesByPrefix(
     db,
     sql`select ${prefixOf(sql`c.contact`)} as prefix, min(c.contact) as sample ${source} group by 1`,
@@ -63,19 +89,19 @@ async function insertSubscribers(
     sql`with src as (
           select c.id, c.contact, c.full_name, c.additional_vars ${source}
         ), ins as (
-          insert into subscribers (campaign_id, contact_id, duplicate_contact, full_name, additional_vars, tz_code, gmt_offset)
+          insert into ${t.subscribers} (${t.campaignColumn}, contact_id, duplicate_contact, full_name, additional_vars, tz_code, gmt_offset)
           select ${campaignId}, src.id, src.contact, left(src.full_name, 200), src.additional_vars,
                  coalesce(z.tz_code, ''), z.gmt_offset
           from src left join jsonb_to_recordset(${zones}::jsonb) as z(prefix text, tz_code text, gmt_offset numeric)
             on z.prefix = ${prefixOf(sql`src.contact`)}
-          on conflict (campaign_id, duplicate_contact) do nothing
+          on conflict (${t.campaignColumn}, duplicate_contact) do nothing
           returning 1
         )
         select count(*)::int as n from ins`,
   );
   const joined = Number(row?.n ?? 0);
   await db.execute(
-    sql`update campaigns set totalcontact = totalcontact + ${joined},
+    sql`update ${t.campaigns} set totalcontact = totalcontact + ${joined},
           last_spooled_contact_id = greatest(last_spooled_contact_id, ${upTo})
         where id = ${campaignId}`,
   );
@@ -111,7 +137,7 @@ export async function spoolPhonebooks(
 export async function spoolNewContacts(db: Db, options: SpoolOptions = {}): Promise<number> {
   const running = await queryRows<{ id: number; last: number }>(
     db,
-    sql`select id, last_spooled_contact_id as last from campaigns where status = ${CampaignStatus.Start}`,
+    sql`select id, last_spooled_contact_id as last from ${(options.target ?? voiceSpool).campaigns} where status = ${CampaignStatus.Start}`,
   );
   if (running.length === 0) return 0;
   const upTo = await maxContactId(db);

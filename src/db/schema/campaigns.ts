@@ -24,6 +24,7 @@ import { users } from './accounts.ts';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 import { calleridGroups, contacts, dncLists, phonebooks } from './contacts.ts';
 import { audioFiles, sectionTemplates, surveyTemplates } from './ivr.ts';
+import { smsGateways } from './sms.ts';
 
 export const gateways = pgTable('gateways', {
   id: serial('id').primaryKey(),
@@ -83,8 +84,8 @@ export const campaigns = pgTable(
     dial_method: smallint('dial_method').notNull().default(1),
     agent_dial_rate: numeric('agent_dial_rate', { precision: 6, scale: 2 }).notNull().default('1.00'),
     aleg_gateway_id: integer('aleg_gateway_id').references(() => gateways.id, { onDelete: 'restrict' }),
-    /** The SMS gateway for send-SMS sections (its table and FK come with the SMS issue). */
-    sms_gateway_id: integer('sms_gateway_id'),
+    /** The SMS gateway for send-SMS sections. */
+    sms_gateway_id: integer('sms_gateway_id').references(() => smsGateways.id, { onDelete: 'set null' }),
     /** The survey template to run (`object_id` in the API). */
     survey_id: integer('survey_id').references(() => surveyTemplates.id, { onDelete: 'set null' }),
     /** The survey as it was at the first start (contract §5: later edits do not change it). */

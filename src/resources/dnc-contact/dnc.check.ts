@@ -1,37 +1,26 @@
-/** The do-not-call check the engine makes before each call (contract §5). */
-import { and, eq, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database.ts';
-import { dncContacts, dncLists, users } from '../../db/schema.ts';
+/**
+ * The do-not-call rule (contract §5), written once: a number may not be called or messaged by a
+ * campaign of `ownerId` whose own DNC list is `dncId` when its digits are on that list, on one
+ * of the owner's global lists, or on an admin's global list. Numbers match by digits only
+ * (contract §1), through the digits index. The engine uses the SQL condition set-based (voice
+ * and SMS claims); `isDoNotCall` asks it for one number.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
 import { phoneDigits } from '../../http/phone.ts';
 
-/**
- * Whether `number` may not be called by a campaign of `campaignOwnerId` whose own DNC list is
- * `campaignDncId`: it is on that list, on one of the owner's global lists, or on an admin's
- * global list. Numbers match by digits only (contract §1), through the digits index.
- */
-export async function isDoNotCall(
-  db: Db,
-  campaignOwnerId: number,
-  campaignDncId: number | null,
-  number: string,
-): Promise<boolean> {
-  const digits = phoneDigits(number);
-  if (digits === '') return false;
-  const globalList = and(
-    eq(dncLists.is_global, true),
-    or(eq(dncLists.user_id, campaignOwnerId), eq(users.is_admin, true)),
-  );
-  const rows = await db
-    .select({ one: sql<number>`1` })
-    .from(dncContacts)
-    .innerJoin(dncLists, eq(dncLists.id, dncContacts.dnc_id))
-    .innerJoin(users, eq(users.id, dncLists.user_id))
-    .where(
-      and(
-        eq(dncContacts.digits, digits),
-        campaignDncId === null ? globalList : or(eq(dncLists.id, campaignDncId), globalList),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+/** SQL condition: `number` (an SQL text expression) is barred for a campaign of `ownerId`. */
+export function doNotCallSql(number: SQL, ownerId: number, dncId: number | null): SQL {
+  return sql`exists (
+    select 1 from dnc_contacts d join dnc_lists l on l.id = d.dnc_id
+    where d.digits = regexp_replace(${number}, '[^0-9]', '', 'g')
+      and (l.id = ${dncId ?? 0} or (l.is_global and (l.user_id = ${ownerId}
+           or l.user_id in (select u.id from users u where u.is_admin)))))`;
+}
+
+/** Whether `number` may not be called by a campaign of `ownerId` with its own list `dncId`. */
+export async function isDoNotCall(db: Db, ownerId: number, dncId: number | null, number: string): Promise<boolean> {
+  if (phoneDigits(number) === '') return false;
+  const [row] = await queryRows<{ hit: boolean }>(db, sql`select ${doNotCallSql(sql`${number}::text`, ownerId, dncId)} as hit`);
+  return row?.hit === true;
 }

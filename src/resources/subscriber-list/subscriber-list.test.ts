@@ -40,6 +40,19 @@ describe(`subscriber-list (${dbLabel})`, () => {
     assert.equal(res.data.count_attempt, 0);
   });
 
+  test('the derived zone is the area code\'s, not only the country\'s (contract §5)', async () => {
+    const c = await campaign();
+    const zoneOf = async (number: string) => (await post({ campaign: `/rest-api/campaigns/${c}/`, duplicate_contact: number })).data;
+    const sanFrancisco = await zoneOf('+1 415 555 0199');
+    assert.equal(sanFrancisco.tz_code, 'America/Los_Angeles');
+    assert.match(sanFrancisco.gmt_offset, /^-[78]\.00$/);
+    assert.equal((await zoneOf('+1 312 555 0199')).tz_code, 'America/Chicago');
+    assert.equal((await zoneOf('+1 808 555 0199')).tz_code, 'Pacific/Honolulu');
+    const perth = await zoneOf('+61 8 9300 1234');
+    assert.match(perth.tz_code, /^Australia\/(Perth|Adelaide)$/);
+    assert.equal((await zoneOf('+61 2 9123 4567')).tz_code, 'Australia/Sydney');
+  });
+
   test('POST with a contact link copies its number and name', async () => {
     const c = await campaign();
     const book = await makePhonebook(db, alice.id, ['+33612345678']);

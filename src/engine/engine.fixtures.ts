@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { CampaignStatus, campaigns, gateways, subscribers } from '../db/schema.ts';
 import type { FlowSection, SurveyFlow } from '../resources/survey-template/survey.flow.ts';
-import { flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
+import { type TestUser, flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
 import { ManualClock } from './clock.ts';
 import { Engine } from './engine.ts';
 import { type CallScript, ScriptedDriver } from './scripted-driver.ts';
@@ -32,6 +32,8 @@ export const flowOf = (sections: FlowSection[]): SurveyFlow => ({ survey_id: 0, 
 
 export interface Scenario {
   userId: number;
+  /** The campaign's owner (with credentials, for reads through the API). */
+  user: TestUser;
   campaignId: number;
   clock: ManualClock;
   driver: ScriptedDriver;
@@ -93,7 +95,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);
   const engine = makeEngine(db, clock, driver, opts.billingIncrement ?? 6);
-  return { userId: user.id, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
+  return { userId: user.id, user, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
 }
 
 /** One pass, then wait for the calls it started to be recorded. */

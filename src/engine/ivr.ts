@@ -40,7 +40,7 @@ export interface IvrContext {
   callerId: string;
   campaign: { id: number; user_id: number; dnc_id: number | null; sms_gateway_id: number | null; calltimeout: number };
   phoneNumber: string;
-  /** HTTP timeout of API sections. */
+  /** HTTP timeout of API sections; absent = the section's own `timeout` (seconds). */
   apiTimeoutMs?: number;
 }
 
@@ -82,13 +82,16 @@ async function addToDnc(ctx: IvrContext): Promise<string> {
   return `added to DNC list ${list.id}`;
 }
 
-/** Section 11/14: HTTP GET to api_url with the call's variables as query parameters. */
+/**
+ * Section 11/14: HTTP GET to api_url with the call's variables as query parameters. The answer
+ * (the body, trimmed) waits at most the section's `timeout`, as a caller's input would.
+ */
 async function callApi(ctx: IvrContext, s: FlowSection): Promise<{ body: string; outcome: 'ok' | 'timeout' | 'invalid' }> {
   if (!s.api_url) return { body: '', outcome: 'invalid' };
   try {
     const url = new URL(s.api_url);
     for (const [k, v] of Object.entries(ctx.variables)) url.searchParams.set(k, v);
-    const res = await fetch(url, { signal: AbortSignal.timeout(ctx.apiTimeoutMs ?? 5000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(ctx.apiTimeoutMs ?? Math.max(1, s.timeout) * 1000) });
     const body = (await res.text()).trim().slice(0, 1000);
     return { body, outcome: res.ok ? 'ok' : 'invalid' };
   } catch (err) {

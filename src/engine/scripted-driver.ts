@@ -10,8 +10,12 @@ export interface CallScript {
   /** Not answered with this Q.850 cause (17 busy, 19 no answer …); absent = answered. */
   failCause?: number;
   amd?: AmdResult;
-  /** What each collect()/listen() returns in turn; '' (timeout) once used up. */
+  /** What each collect() returns in turn (and listen(), without `speech`); '' (timeout) once used up. */
   keys?: string[];
+  /** What each listen() (speech recognition) returns in turn; '' once used up. */
+  speech?: string[];
+  /** Seconds each record() reports (3 when absent); 0 = nothing recorded (file ''). */
+  recordSeconds?: number;
   /** billsec reported at hangup. */
   billsec?: number;
   /** Stay up until hung up by the engine (ABORT tests): answered stays pending until released. */
@@ -20,7 +24,10 @@ export interface CallScript {
 
 export interface ScriptedCall {
   request: OriginateRequest;
-  /** Every command the engine gave, in order: "play:…", "collect", "transfer:…", "hangup:16" … */
+  /**
+   * Every command the engine gave, in order: "play:…", "collect", "listen", "record:<maxSeconds>",
+   * "transfer:…", "queue:…", "conference:…", "hangup:16" …
+   */
   log: string[];
 }
 
@@ -72,20 +79,25 @@ export class ScriptedDriver implements TelephonyDriver {
       answered = Promise.resolve({ answered: true, amd: script.amd ?? 'person' });
     }
     const keys = [...(script.keys ?? [])];
-    const next = async () => (done ? null : (keys.shift() ?? ''));
+    const words = script.speech ? [...script.speech] : keys;
+    const next = async (from: string[]) => (done ? null : (from.shift() ?? ''));
+    const recordSeconds = script.recordSeconds ?? 3;
     return {
       callId: request.callId,
       answered,
       ended,
       play: async (m) => void record.log.push(`play:${m.audioFile ?? m.text ?? ''}`),
-      collect: async () => (record.log.push('collect'), next()),
-      record: async () => (record.log.push('record'), { file: 'recordings/x.wav', seconds: 3 }),
-      listen: async () => (record.log.push('listen'), next()),
+      collect: async () => (record.log.push('collect'), next(keys)),
+      record: async (o) => {
+        record.log.push(`record:${o.maxSeconds}`);
+        return { file: recordSeconds > 0 ? `recordings/${request.callId}.wav` : '', seconds: recordSeconds };
+      },
+      listen: async () => (record.log.push('listen'), next(words)),
       transfer: async (o) => {
         record.log.push(`transfer:${o.number}`);
         return { callId: `${request.callId}-b`, hangup: { ...hangupOf(16, true), billsec: 12, duration: 15 } };
       },
-      bridge: async (o) => void record.log.push(`bridge:${o.queue ?? o.conference ?? ''}`),
+      bridge: async (o) => void record.log.push(o.queue !== undefined ? `queue:${o.queue}` : `conference:${o.conference ?? ''}`),
       hangup: async (cause = 16) => finish(cause, !script.hold),
     };
   }

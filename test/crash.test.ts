@@ -1,0 +1,273 @@
+/**
+ * Crash safety with the real process (issue 5 §11): `serve` is killed with SIGKILL while calls
+ * are in flight, then started again on the same database. The calls that were CALLING must end
+ * as FAILURE (ENGINE_RESTART) and be retried per policy, no subscriber may stay IN_PROCESS, and
+ * no subscriber may be dialled twice in one attempt. On PostgreSQL, also two engine processes
+ * (and an API process) sharing one campaign. Everything is set up through the CLI and the API.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
+import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+
+const bin = path.resolve('bin/campaign-dialer.js');
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-crash-'));
+const children: ChildProcess[] = [];
+after(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+type Env = Record<string, string>;
+const adminAuth = basic('boss', 'boss-pw');
+
+/** A database of its own: a fresh DATA_DIR, and on PostgreSQL a fresh database too. */
+async function freshEnv(name: string): Promise<Env> {
+  const env: Env = { DATA_DIR: path.join(root, name), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
+  if (!onPostgres) return env;
+  const { url, drop } = await freshPostgresDatabase();
+  after(drop);
+  return { ...env, DATABASE_URL: url };
+}
+
+interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+function spawnCli(args: string[], env: Env): Proc {
+  const { DATABASE_URL: _url, ...inherited } = process.env;
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env } });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return { child, output: () => out, exited };
+}
+
+/** Runs a CLI command to its end; fails on a non-zero exit. */
+async function cli(args: string[], env: Env): Promise<void> {
+  const p = spawnCli(args, env);
+  await p.exited;
+  assert.equal(p.child.exitCode, 0, `${args.join(' ')}:\n${p.output()}`);
+}
+
+/** An admin (who creates the gateway) and alice (who runs the campaign), through the CLI. */
+async function createUsers(env: Env): Promise<void> {
+  await cli(['user', 'create', '--username', 'boss', '--password', 'boss-pw', '--admin'], env);
+  await cli(['user', 'create', '--username', 'alice', '--password', 'alice-pw', '--balance', '100'], env);
+}
+
+/** Polls `check` every 200 ms until it returns a value, or fails after `ms` with `what`. */
+async function waitFor<T>(what: () => string, ms: number, check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** `serve` with a role; waits until the API listens (role all/api) or the engine starts. */
+async function serve(env: Env, role = 'all'): Promise<Proc & { base: string }> {
+  const p = spawnCli(['serve', '--role', role], env);
+  const dead = () => p.child.exitCode !== null || p.child.signalCode !== null;
+  const pattern = role === 'engine' ? /starting \(role engine\)/ : /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
+  const m = await waitFor(p.output, 60_000, async () => {
+    if (dead()) throw new Error(`serve exited before starting:\n${p.output()}`);
+    return pattern.exec(p.output()) ?? undefined;
+  });
+  return { ...p, base: m[1] ?? '' };
+}
+
+/** An HTTP client of one server as one user. */
+function client(base: string, auth: string) {
+  return async (method: string, url: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    assert.ok(res.ok, `${method} ${url} → ${res.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/** A user, a simulator gateway, a phonebook of `contacts` numbers, a one-section survey, a START campaign. */
+async function setUpCampaign(base: string, opts: { contacts: number; gateway: object; campaign: object }): Promise<number> {
+  const admin = client(base, adminAuth);
+  const gateway = await admin('POST', '/rest-api/gateway/', { name: `sim-${Date.now()}`, driver: 'simulator', settings: opts.gateway });
+  const api = client(base, basic('alice', 'alice-pw'));
+  const book = await api('POST', '/rest-api/phonebook/', { name: 'crash book' });
+  for (let i = 0; i < opts.contacts; i += 10) {
+    const batch = Array.from({ length: Math.min(10, opts.contacts - i) }, (_, j) => `+1203555${String(i + j).padStart(4, '0')}`);
+    await Promise.all(batch.map((contact) => api('POST', '/rest-api/contact/', { contact, phonebook: book.url })));
+  }
+  const survey = await api('POST', '/rest-api/survey-template/', { name: 'crash survey' });
+  await api('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Hello', script: 'Hello' });
+  const campaign = await api('POST', '/rest-api/campaigns/', {
+    name: 'crash campaign',
+    aleg_gateway: gateway.url,
+    object_id: survey.id,
+    phonebook: [book.url],
+    status: 1,
+    ...opts.campaign,
+  });
+  return campaign.id as number;
+}
+
+/** The database the processes share, opened by the test (on PGlite: only while no process runs). */
+const openShared = (env: Env): Promise<Database> =>
+  openDatabase(env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
+
+interface Row {
+  subscriber_id: number;
+  attempt: number;
+  n: number;
+}
+
+/** Subscribers dialled more than once in one attempt (must be none). */
+const dialledTwice = (db: Database['db'], campaignId: number) =>
+  queryRows<Row>(
+    db,
+    sql`select subscriber_id, attempt, count(*)::int as n from callrequests where campaign_id = ${campaignId}
+        group by subscriber_id, attempt having count(*) > 1`,
+  );
+
+test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RESTART failures and nobody is dialled twice (${dbLabel})`, async (t) => {
+  const env = await freshEnv('kill');
+  await createUsers(env);
+  const first = await serve(env);
+  const campaignId = await setUpCampaign(first.base, {
+    contacts: 20,
+    // Every call rings 4 s then plays a 1 s message: calls are in flight when the process dies.
+    gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [4, 4], talk_seconds: [30, 30] },
+    campaign: { frequency: 300, maxretry: 1, intervalretry: 3600 },
+  });
+  const api = client(first.base, basic('alice', 'alice-pw'));
+  const calling = await waitFor(first.output, 30_000, async () => {
+    const page = await api('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7&page_size=1000`);
+    return page.count >= 3 ? (page.results as { id: number }[]).map((r) => r.id) : undefined;
+  });
+  first.child.kill('SIGKILL');
+  await first.exited;
+  if (!onPostgres) {
+    const lock = JSON.parse(fs.readFileSync(path.join(env.DATA_DIR, 'campaign-dialer.lock'), 'utf8')) as { pid: number };
+    assert.equal(lock.pid, first.child.pid, 'the killed process left its lock file behind');
+  }
+
+  // The restart takes over the dead process's lock (PGlite) and recovers its calls.
+  const restartedAt = Date.now();
+  const second = await serve(env);
+  const api2 = client(second.base, basic('alice', 'alice-pw'));
+  // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
+  // Settled: every subscriber dialled once, none IN_PROCESS, no call CALLING.
+  type Sub = { status: number; count_attempt: number };
+  const subscribersOf = (): Promise<Sub[]> => api2('GET', `/rest-api/subscriber-list/?campaign_id=${campaignId}`);
+  await waitFor(second.output, 90_000, async () => {
+    const subs = await subscribersOf();
+    const open = await api2('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7`);
+    return subs.length === 20 && open.count === 0 && subs.every((s) => s.status !== 6 && s.count_attempt > 0);
+  }).catch(async (err: Error) => {
+    const subs = await subscribersOf();
+    throw new Error(`${err.message.slice(-3000)}\nsubscribers: ${JSON.stringify(subs.map((s) => [s.status, s.count_attempt]))}`);
+  });
+  t.diagnostic(`${calling.length} calls CALLING at the kill; settled ${Date.now() - restartedAt} ms after the restart`);
+  // The retries (due an hour later) keep the killed calls' subscribers PENDING: stop and read.
+  second.child.kill('SIGTERM');
+  await second.exited;
+  assert.match(second.output(), /closed \d+ call\(s\) left in flight/, second.output());
+
+  const database = await openShared(env);
+  try {
+    const db = database.db;
+    const requests = await queryRows<{ id: number; subscriber_id: number; status: number; hangup_cause: string; attempt: number }>(
+      db,
+      sql`select id, subscriber_id, status, hangup_cause, attempt from callrequests where campaign_id = ${campaignId} order by id`,
+    );
+    const byId = new Map(requests.map((r) => [Number(r.id), r]));
+    for (const id of calling) {
+      assert.deepEqual([byId.get(id)?.status, byId.get(id)?.hangup_cause], [2, 'ENGINE_RESTART'], `callrequest ${id} was CALLING at the kill`);
+    }
+    const restarted = requests.filter((r) => r.hangup_cause === 'ENGINE_RESTART');
+    assert.ok(restarted.every((r) => r.status === 2), JSON.stringify(restarted));
+    assert.deepEqual(requests.filter((r) => r.status !== 2 && r.status !== 4), [], 'every call is closed');
+    assert.deepEqual(await dialledTwice(db, campaignId), []);
+    assert.equal(new Set(requests.map((r) => r.subscriber_id)).size, 20, 'every subscriber was dialled');
+    assert.equal(requests.length, 20, 'once each: the retries are due an hour later');
+
+    const subs = await queryRows<{ id: number; status: number; count_attempt: number; reason: string }>(
+      db,
+      sql`select id, status, count_attempt, reason from subscribers where campaign_id = ${campaignId} order by id`,
+    );
+    const restartedSubs = new Set(restarted.map((r) => Number(r.subscriber_id)));
+    for (const s of subs) {
+      const expected = restartedSubs.has(Number(s.id)) ? [1, 1, 'ENGINE_RESTART'] : [5, 1, ''];
+      assert.deepEqual([s.status, s.count_attempt, s.reason], expected, `subscriber ${s.id}`);
+    }
+    const cdrs = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from cdrs where campaign_id = ${campaignId} and leg_type = 1 and billsec = 0 and disposition = 'FAILED'`,
+    );
+    assert.equal(cdrs[0].n, restarted.length, 'each closed call leaves an A-leg CDR');
+  } finally {
+    await database.close();
+  }
+});
+
+if (onPostgres) {
+  test('two engine processes and an API process on one PostgreSQL share a campaign without dialling anyone twice (PostgreSQL)', async () => {
+    const env = await freshEnv('pair');
+    await createUsers(env);
+    const apiProc = await serve(env, 'api');
+    const engines = await Promise.all([serve(env, 'engine'), serve(env, 'engine')]);
+    const database = await openShared(env);
+    try {
+      const db = database.db;
+      await waitFor(() => engines.map((e) => e.output()).join('\n'), 30_000, async () => {
+        const [n] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`);
+        return n.n >= 2;
+      });
+      const campaignId = await setUpCampaign(apiProc.base, {
+        contacts: 120,
+        gateway: { answer_rate: 0.6, busy_rate: 0.2, noanswer_rate: 0.1, ring_seconds: [0, 1], talk_seconds: [1, 2] },
+        campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 2, end_when_done: true },
+      });
+      const api = client(apiProc.base, basic('alice', 'alice-pw'));
+      await waitFor(() => engines.map((e) => e.output()).join('\n'), 90_000, async () => {
+        const campaign = await api('GET', `/rest-api/campaigns/${campaignId}/`);
+        return campaign.status === 4;
+      });
+      assert.deepEqual(await dialledTwice(db, campaignId), []);
+      const byEngine = await queryRows<{ engine_id: string; n: number }>(
+        db,
+        sql`select engine_id, count(*)::int as n from callrequests where campaign_id = ${campaignId} group by engine_id`,
+      );
+      assert.equal(byEngine.length, 2, `both engines dialled: ${JSON.stringify(byEngine)}`);
+      const open = await queryRows<{ status: number; n: number }>(
+        db,
+        sql`select status, count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8) group by status`,
+      );
+      assert.deepEqual(open, [], 'every subscriber is final');
+      const attempts = await queryRows<{ bad: number }>(
+        db,
+        sql`select count(*)::int as bad from subscribers s where s.campaign_id = ${campaignId}
+            and s.count_attempt <> (select count(*) from callrequests r where r.subscriber_id = s.id)`,
+      );
+      assert.equal(attempts[0].bad, 0, 'count_attempt counts the calls placed');
+    } finally {
+      await database.close();
+      for (const p of [apiProc, ...engines]) p.child.kill('SIGTERM');
+      await Promise.all([apiProc, ...engines].map((p) => p.exited));
+    }
+  });
+}

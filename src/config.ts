@@ -13,6 +13,8 @@ export interface Config {
   readonly dataDir: string;
   /** PostgreSQL URL; undefined means the embedded PGlite database under dataDir. */
   readonly databaseUrl: string | undefined;
+  /** How long a database that does not answer at start is retried before giving up (0: once). */
+  readonly databaseRetrySeconds: number;
   /** Instance time zone: campaign dates without an offset are read in it (contract §1). */
   readonly timeZone: string;
   readonly logLevel: LogLevel;
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: databaseUrl(env),
+    databaseRetrySeconds: integer(env, 'DATABASE_RETRY_SECONDS', 60, 0, 86400),
     timeZone: timeZone(env),
     logLevel,
     trustProxy: trustProxy(env),

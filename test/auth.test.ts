@@ -4,11 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import { queryRows } from '../src/db/database.ts';
 import { apiTokens, users } from '../src/db/schema.ts';
+import { hashSecret } from '../src/http/passwords.ts';
 import { changeUser, createToken } from '../src/resources/users/users.service.ts';
 import { makeUser, unique } from './factories.ts';
-import { basic, call, dbLabel, idOf, testApp } from './helpers.ts';
+import { basic, call, dbLabel, idOf, onPostgres, testApp } from './helpers.ts';
 
 const t = await testApp();
 const admin = await makeUser(t.database.db, { admin: true });
@@ -83,6 +87,93 @@ describe(`authentication (${dbLabel})`, () => {
     const fresh = await call(t.app, basic(carol.username, 'a-new-password'), 'GET', '/rest-api/users/');
     assert.equal(fresh.statusCode, 200, fresh.body);
   });
+});
+
+/**
+ * SQL run as another process would: on PostgreSQL on a connection of its own, on PGlite (one
+ * session) straight on the database; either way not through the app, so the only news of the
+ * change is the users_changed notification.
+ */
+async function elsewhere(query: SQL): Promise<void> {
+  if (!onPostgres) {
+    await t.database.db.execute(query);
+    return;
+  }
+  const client = new pg.Client({ connectionString: t.database.url });
+  await client.connect();
+  try {
+    const built = new PgDialect().sqlToQuery(query);
+    await client.query(built.sql, built.params);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
+async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe(`the user cache is kept current (${dbLabel})`, () => {
+  const detail = (user: { id: number }, auth: string) => call(t.app, auth, 'GET', `/rest-api/users/${user.id}/`);
+
+  test('a password changed by another connection is refused within a short time', async () => {
+    const erin = await makeUser(t.database.db);
+    for (let i = 0; i < 3; i++) assert.equal((await detail(erin, erin.auth)).statusCode, 200);
+    const hash = await hashSecret('changed-elsewhere');
+    await elsewhere(sql`update users set password_hash = ${hash} where id = ${erin.id}`);
+    const refused = await eventually(async () => (await detail(erin, erin.auth)).statusCode === 401);
+    assert.ok(refused, 'the old password is still accepted 3 s after the change');
+    const fresh = await detail(erin, basic(erin.username, 'changed-elsewhere'));
+    assert.equal(fresh.statusCode, 200, fresh.body);
+  });
+
+  test('a balance and a name changed by another connection show within a short time', async () => {
+    const frank = await makeUser(t.database.db, { balance: '3' });
+    assert.equal((await detail(frank, frank.auth)).data.balance, 3);
+    await elsewhere(sql`update users set balance = 41.5, first_name = 'Frank' where id = ${frank.id}`);
+    let last: { balance?: number; first_name?: string } = {};
+    const seen = await eventually(async () => {
+      last = (await detail(frank, admin.auth)).data;
+      return last.balance === 41.5;
+    });
+    assert.ok(seen, `the old balance is still shown 3 s after the change: ${JSON.stringify(last)}`);
+    assert.equal(last.first_name, 'Frank');
+    assert.equal((await detail(frank, frank.auth)).data.balance, 41.5);
+  });
+
+  test('a deleted user is refused and not found within a short time', async () => {
+    const gina = await makeUser(t.database.db);
+    assert.equal((await detail(gina, gina.auth)).statusCode, 200);
+    assert.equal((await detail(gina, admin.auth)).statusCode, 200);
+    await elsewhere(sql`delete from users where id = ${gina.id}`);
+    assert.ok(await eventually(async () => (await detail(gina, admin.auth)).statusCode === 404), 'still found 3 s after the delete');
+    assert.equal((await detail(gina, gina.auth)).statusCode, 401);
+  });
+
+  if (onPostgres) {
+    test('changes made while the LISTEN connection was lost are not hidden by the cache', async () => {
+      const listeners = sql`select pid from pg_stat_activity
+        where datname = current_database() and query ilike 'listen users_changed' and pid <> pg_backend_pid()`;
+      const hal = await makeUser(t.database.db, { balance: '1' });
+      assert.equal((await detail(hal, hal.auth)).data.balance, 1);
+      // Cut the cache's connection, and change the row while it is away.
+      await elsewhere(sql`select pg_terminate_backend(pid) from (${listeners}) l`);
+      await elsewhere(sql`update users set balance = 2 where id = ${hal.id}`);
+      assert.ok(await eventually(async () => (await detail(hal, admin.auth)).data.balance === 2), 'balance 1 still shown');
+      // It listens again: a later change is seen too.
+      const count = async () => (await queryRows(t.database.db, listeners)).length;
+      assert.ok(await eventually(async () => (await count()) > 0, 10_000), 'the cache did not LISTEN again');
+      assert.equal((await detail(hal, hal.auth)).data.balance, 2);
+      await elsewhere(sql`update users set balance = 3 where id = ${hal.id}`);
+      assert.ok(await eventually(async () => (await detail(hal, admin.auth)).data.balance === 3), 'balance 2 still shown');
+    });
+  }
 });
 
 describe(`throttling of failed logins (${dbLabel})`, async () => {

@@ -263,4 +263,17 @@ describe(`first start and the embedded lock (${dbLabel})`, () => {
     after(() => proxy.close());
     assert.equal(await exited, 0, stderr);
   });
+
+  test('a database that never comes up ends serve after DATABASE_RETRY_SECONDS: one line saying it gave up, exit 1', async () => {
+    const started = Date.now();
+    const r = await run(['serve'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres', DATABASE_RETRY_SECONDS: '2' });
+    const seconds = (Date.now() - started) / 1000;
+    assert.notEqual(r.code, 0, r.stderr);
+    assert.ok(seconds < 15, `serve took ${seconds} s to give up`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], /^campaign-dialer: gave up after 2 s: database at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres is not reachable/);
+    // It did retry before giving up, saying so in the log.
+    assert.match(r.stdout, /not reachable.*retrying in \d+ ms/);
+  });
 });

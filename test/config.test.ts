@@ -15,6 +15,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       databaseUrl: undefined,
+      databaseRetrySeconds: 60,
       timeZone: 'UTC',
       logLevel: 'info',
       trustProxy: false,
@@ -34,6 +35,7 @@ describe('configuration', () => {
       HOST: '0.0.0.0',
       DATA_DIR: '/var/lib/dialer',
       DATABASE_URL: 'postgres://u:p@db:5432/dialer',
+      DATABASE_RETRY_SECONDS: '5',
       TIME_ZONE: 'Europe/Paris',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
@@ -45,6 +47,7 @@ describe('configuration', () => {
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.dataDir, '/var/lib/dialer');
     assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/dialer');
+    assert.equal(config.databaseRetrySeconds, 5);
     assert.equal(config.timeZone, 'Europe/Paris');
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.trustProxy, true);
@@ -62,6 +65,7 @@ describe('configuration', () => {
       ['PORT', '-1'],
       ['DATABASE_URL', 'not a url'],
       ['DATABASE_URL', 'mysql://db/dialer'],
+      ['DATABASE_RETRY_SECONDS', 'soon'],
       ['TIME_ZONE', 'Mars/Olympus'],
       ['LOG_LEVEL', 'loud'],
       ['TRUST_PROXY', 'maybe'],

@@ -25,7 +25,22 @@ export interface Database {
   readonly pool?: pg.Pool;
   /** The PGlite instance (embedded only), for COPY from a blob. */
   readonly pglite?: PGlite;
+  /**
+   * LISTENs on `channel` (a lower-case identifier) until the returned function is called. On
+   * PostgreSQL this holds a connection of its own, outside the pool, and reconnects when it is
+   * lost; the listener is told when it is listening and when it may be missing notifications.
+   */
+  listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** What a LISTEN subscriber is told. */
+export interface Listener {
+  notify(payload: string): void;
+  /** Listening (again): anything sent before this moment may have been missed. */
+  up(): void;
+  /** The connection is lost: notifications are missed until up() is called again. */
+  down(reason: string): void;
 }
 
 export interface OpenOptions {
@@ -65,6 +80,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     async exec(sqlText) {
       await pool.query(sqlText);
     },
+    listen: (channel, listener) => listenPostgres(url, channel, listener),
     async close() {
       await pool.end();
     },
@@ -82,13 +98,64 @@ async function waitForServer(pool: pg.Pool, url: string, options: OpenOptions): 
     } catch (err) {
       const message = (err as Error).message || String(err);
       if (Date.now() + delay > deadline) {
-        throw new Error(`database at ${redact(url)} is not reachable: ${message}`);
+        await pool.end().catch(() => {});
+        const seconds = Math.round((options.retryForMs ?? 60_000) / 1000);
+        throw new Error(`gave up after ${seconds} s: database at ${redact(url)} is not reachable (${message})`);
       }
       options.log?.warn(`database at ${redact(url)} is not reachable (${message}); retrying in ${delay} ms`);
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 5000);
     }
   }
+}
+
+/**
+ * A dedicated client that LISTENs on `channel`; when its connection is lost it says so and
+ * reconnects with backoff (250 ms doubling to 5 s) until stopped.
+ */
+async function listenPostgres(url: string, channel: string, listener: Listener): Promise<() => Promise<void>> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = 250;
+
+  const connect = async (): Promise<void> => {
+    const current = new pg.Client({ connectionString: url });
+    client = current;
+    let lost = false;
+    const onLost = (reason: string) => {
+      if (lost || stopped) return;
+      lost = true;
+      listener.down(reason);
+      current.end().catch(() => {});
+      timer = setTimeout(() => void connect(), delay);
+      timer.unref();
+      delay = Math.min(delay * 2, 5000);
+    };
+    current.on('error', (err) => onLost(err.message));
+    current.on('end', () => onLost('connection closed'));
+    current.on('notification', (message) => {
+      if (message.channel === channel) listener.notify(message.payload ?? '');
+    });
+    try {
+      await current.connect();
+      await current.query(`LISTEN ${channel}`);
+    } catch (err) {
+      onLost((err as Error).message);
+      return;
+    }
+    if (stopped || lost) return;
+    delay = 250;
+    listener.up();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
+  };
 }
 
 function redact(url: string): string {
@@ -127,6 +194,14 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     pglite,
     async exec(sqlText) {
       await pglite.exec(sqlText);
+    },
+    async listen(channel, listener) {
+      // One session: a notification is delivered when the change commits, to this same session.
+      const unlisten = await pglite.listen(channel, (payload) => listener.notify(payload));
+      listener.up();
+      return async () => {
+        await unlisten().catch(() => {}); // already closed with the database
+      };
     },
     async close() {
       try {

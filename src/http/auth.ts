@@ -1,15 +1,17 @@
 /**
- * Authentication (contract §3): HTTP Basic and `Authorization: Token <key>`. Verified
- * credentials are cached briefly so a request does not pay a slow hash each time; the cache key
- * includes the stored hash, so a password changed anywhere (even by the CLI in another process)
- * misses the cache at once. Repeated failures from one address are answered 429 for a while.
+ * Authentication (contract §3): HTTP Basic and `Authorization: Token <key>`. Users are read
+ * through the user cache (user-cache.ts), and verified credentials are cached briefly so a
+ * request does not pay a slow hash each time; that key includes the stored hash, so a password
+ * changed anywhere (even by the CLI in another process) misses it as soon as the user cache
+ * drops the changed row. Repeated failures from one address are answered 429 for a while.
  */
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { findUser, findUserByUsername, listTokensByPrefix, type UserRow } from '../resources/users/users.repository.ts';
+import { listTokensByPrefix, type UserRow } from '../resources/users/users.repository.ts';
 import { tooManyRequests, unauthorized } from './errors.ts';
 import { verifySecret } from './passwords.ts';
+import type { UserCache } from './user-cache.ts';
 
 export interface AuthUser {
   readonly id: number;
@@ -52,7 +54,26 @@ class BoundedMap<V> extends Map<string, V> {
   }
 }
 
-const sha256 = (...parts: string[]) => crypto.createHash('sha256').update(parts.join('\0')).digest('base64');
+const sha256 = (...parts: string[]) => crypto.hash('sha256', parts.join('\0'), 'base64');
+
+type Credential =
+  | { scheme: 'basic'; username: string; password: string }
+  | { scheme: 'token'; key: string };
+
+/** Reads `Basic <base64 user:password>` or `Token <key>`; undefined for anything else. */
+function parseCredential(header: string): Credential | undefined {
+  const trimmed = header.trim();
+  const space = trimmed.search(/\s/);
+  if (space < 0) return undefined;
+  const scheme = trimmed.slice(0, space).toLowerCase();
+  const value = trimmed.slice(space).trim();
+  if (scheme === 'token') return { scheme, key: value };
+  if (scheme !== 'basic') return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { scheme, username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
 
 export class Authenticator {
   private readonly verified: BoundedMap<number>;
@@ -61,7 +82,10 @@ export class Authenticator {
   private readonly failures: BoundedMap<Failures>;
   private readonly opts: Required<AuthOptions>;
 
-  constructor(options: AuthOptions = {}) {
+  constructor(
+    private readonly users: UserCache,
+    options: AuthOptions = {},
+  ) {
     this.opts = {
       cacheMs: 5 * 60_000,
       cacheSize: 10_000,
@@ -84,39 +108,40 @@ export class Authenticator {
     }
     const header = request.headers.authorization;
     if (!header) throw unauthorized();
-    const user = await this.verify(db, header, now);
+    const credential = parseCredential(header);
+    // Most requests repeat a credential already verified, of a user in the cache: no await.
+    const user = credential && (this.known(credential, now) ?? (await this.verify(db, credential, now)));
     if (!user) {
       this.fail(address, now);
-      throw unauthorized(
-        /^token /i.test(header) ? 'Invalid token.' : 'Invalid username/password.',
-      );
+      throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
     }
     if (record) this.failures.delete(address);
     return { id: user.id, username: user.username, is_admin: user.is_admin };
   }
 
-  private async verify(db: Db, header: string, now: number): Promise<UserRow | undefined> {
-    const [scheme, ...rest] = header.trim().split(/\s+/);
-    const value = rest.join(' ');
-    if (/^basic$/i.test(scheme)) {
-      const decoded = Buffer.from(value, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 0) return undefined;
-      const username = decoded.slice(0, colon);
-      const password = decoded.slice(colon + 1);
-      const user = await findUserByUsername(db, username);
+  /** The user of a Basic credential verified lately, when the user's row is in the cache. */
+  private known(credential: Credential, now: number): UserRow | undefined {
+    if (credential.scheme !== 'basic') return undefined;
+    const user = this.users.peekByUsername(credential.username);
+    if (!user) return undefined;
+    const until = this.verified.get(sha256(credential.password, user.password_hash));
+    return until !== undefined && until > now ? user : undefined;
+  }
+
+  private async verify(db: Db, credential: Credential, now: number): Promise<UserRow | undefined> {
+    if (credential.scheme === 'basic') {
+      const { username, password } = credential;
+      const user = await this.users.byUsername(db, username);
       if (!user) {
         await verifySecret(password, DUMMY_HASH); // same cost as a real check: no user-name oracle
         return undefined;
       }
       return (await this.check(password, user.password_hash, now)) ? user : undefined;
     }
-    if (/^token$/i.test(scheme)) {
-      const prefix = value.split('.')[0];
-      if (!prefix || prefix.length > 16) return undefined;
-      for (const token of await listTokensByPrefix(db, prefix)) {
-        if (await this.check(value, token.key_hash, now)) return findUser(db, token.user_id);
-      }
+    const prefix = credential.key.split('.')[0];
+    if (!prefix || prefix.length > 16) return undefined;
+    for (const token of await listTokensByPrefix(db, prefix)) {
+      if (await this.check(credential.key, token.key_hash, now)) return this.users.byId(db, token.user_id);
     }
     return undefined;
   }

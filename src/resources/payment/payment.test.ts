@@ -41,6 +41,18 @@ describe(`payment (${dbLabel})`, () => {
     assert.equal(await balanceOf(bob), 9.62345);
   });
 
+  test('a payment shows in the balance at once, though the user was just read', async () => {
+    const carl = await makeUser(t.database.db, { balance: '1' });
+    for (let i = 1; i <= 5; i++) {
+      assert.equal(await balanceOf(carl), i);
+      const own = await call(t.app, carl.auth, 'GET', `/rest-api/users/${carl.id}/`);
+      assert.equal(own.data.balance, i, own.body);
+      const res = await call(t.app, admin.auth, 'POST', '/rest-api/payment/', { amount: '1', user: carl.id });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    assert.equal(await balanceOf(carl), 6);
+  });
+
   test('the payment and the balance are written together: a balance overflow leaves no payment', async () => {
     const rich = await makeUser(t.database.db, { balance: '99999999999' });
     const before = await paymentCount();

@@ -5,7 +5,7 @@ import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { ownedBy } from '../../http/scope.ts';
 import { users } from '../../db/schema.ts';
 import { presentUser } from './users.present.ts';
-import { countUsers, findUser, listUsers } from './users.repository.ts';
+import { countUsers, listUsers } from './users.repository.ts';
 import { UserRecord } from './users.schema.ts';
 
 function routes(api: Api, { database }: AppDeps) {
@@ -24,7 +24,8 @@ function routes(api: Api, { database }: AppDeps) {
   api.get('/users/:id/', { schema: { tags: ['users'], response: { 200: UserRecord } } }, async (request) => {
     const id = recordId(request);
     if (!request.user.is_admin && id !== request.user.id) throw notFound();
-    const row = await findUser(db, id);
+    // From the user cache: no database round trip when the row is known (see user-cache.ts).
+    const row = await api.userCache.byId(db, id);
     if (!row) throw notFound();
     return presentUser(request, row);
   });

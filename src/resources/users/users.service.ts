@@ -1,6 +1,7 @@
 /** Accounts: creation and update (CLI only, contract §3), tokens, and the first admin. */
 import type { Db } from '../../db/database.ts';
 import { hashSecret, newToken, randomPassword } from '../../http/passwords.ts';
+import { userChanged } from '../../http/user-cache.ts';
 import {
   countUsers,
   findUserByUsername,
@@ -43,7 +44,9 @@ export async function changeUser(db: Db, username: string, input: UserInput): Pr
   if (!user) throw new AccountError(`no user "${username}"`);
   const changes: Partial<NewUser> = values(input);
   if (input.password !== undefined) changes.password_hash = await hashSecret(input.password);
-  return (await updateUser(db, user.id, changes)) as UserRow;
+  const row = (await updateUser(db, user.id, changes)) as UserRow;
+  userChanged(user.id); // other processes hear of it from the users_changed trigger
+  return row;
 }
 
 /** Issues a new API token for `username`; the key is returned once and stored only hashed. */

@@ -9,6 +9,7 @@ import { AccountError, changeUser, createToken, createUser, type UserInput } fro
 import { registerBulkCommands } from './resources/bulk/bulk.cli.ts';
 import { registerQueueCommands } from './resources/queue/queue.cli.ts';
 import { registerGatewayCommands } from './resources/gateway/gateway.cli.ts';
+import { registerSmsGatewayCommands } from './resources/sms-gateway/sms-gateway.cli.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
 import { decimal } from './http/fields.ts';
 
@@ -102,6 +103,7 @@ export function buildProgram(): Command {
   // Commands of the resources (each in its own <name>.cli.ts).
   registerQueueCommands(program);
   registerGatewayCommands(program);
+  registerSmsGatewayCommands(program);
   registerBulkCommands(program);
 
   return program;

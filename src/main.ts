@@ -14,7 +14,8 @@ import { migrate } from './db/migrate.ts';
 import { ensureFirstAdmin } from './resources/users/users.service.ts';
 import { systemClock } from './engine/clock.ts';
 import { Engine } from './engine/engine.ts';
-import { type GatewayDrivers, gatewayDrivers } from './engine/gateway-drivers.ts';
+import { type GatewayDrivers, gatewayDrivers, type SmsGatewayDrivers, smsGatewayDrivers } from './engine/gateway-drivers.ts';
+import { smsEvents } from './engine/sms-events.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -32,6 +33,7 @@ export async function openAndMigrate(config: Config, log: { info(m: string): voi
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
+    retryForMs: config.databaseRetrySeconds * 1000,
     log,
   });
   try {
@@ -59,14 +61,18 @@ export async function serve(config: Config, role: Role): Promise<Running> {
 
   let engine: Engine | undefined;
   let drivers: GatewayDrivers | undefined;
+  let smsDrivers: SmsGatewayDrivers | undefined;
   if (role === 'all' || role === 'engine') {
     drivers = gatewayDrivers({ clock: systemClock, dataDir: config.dataDir });
     const engineLog = log.child({ component: 'engine' });
+    const logTo = { info: (m: string) => engineLog.info(m), warn: (m: string) => engineLog.warn(m), error: (m: string) => engineLog.error(m) };
+    smsDrivers = smsGatewayDrivers({ clock: systemClock, events: smsEvents(database.db, logTo) });
     engine = new Engine({
       db: database.db,
-      log: { info: (m) => engineLog.info(m), warn: (m) => engineLog.warn(m), error: (m) => engineLog.error(m) },
+      log: logTo,
       clock: systemClock,
       drivers: (gateway) => (drivers as GatewayDrivers).driverOf(gateway),
+      smsDrivers: (gateway) => (smsDrivers as SmsGatewayDrivers).driverOf(gateway),
       config,
       databaseKind: database.kind,
     });
@@ -89,6 +95,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       // The engine records its calls in flight before the database closes.
       await engine?.stop();
       await drivers?.close();
+      await smsDrivers?.close();
       await database.close();
       log.info('stopped');
     })());

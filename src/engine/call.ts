@@ -12,7 +12,8 @@ import type { EngineContext } from './context.ts';
 import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
 import { type AmdResult, type Call, type Hangup, Q850 } from './drivers/driver.ts';
 import { type IvrOutcome, runSurvey } from './ivr.ts';
-import { recordOutcome } from './outcome.ts';
+import { type CallOutcome, recordOutcome } from './outcome.ts';
+import { sendCallSms } from './sms/call-sms.ts';
 
 const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
 
@@ -58,19 +59,35 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
     if (c.amd_behavior !== 2) await call.play({ audioFile: await voicemailAudio(ctx, c) });
     return empty;
   }
+  const variables = callVariables(c, claimed);
+  const to = claimed.subscriber.duplicate_contact;
   return runSurvey({
     db: ctx.db,
     call,
     flow: (c.survey_snapshot as SurveyFlow | null) ?? emptyFlow,
-    variables: callVariables(c, claimed),
+    variables,
     callerId: claimed.callerId,
     campaign: c,
-    phoneNumber: claimed.subscriber.duplicate_contact,
+    phoneNumber: to,
+    sendSms: (template) => sendCallSms(ctx, { campaign: c, callrequestId: claimed.callrequestId, to, template, variables }),
   });
 }
 
-/** Dials a claimed call and records its outcome; `track` gets the Call while it is up. */
-export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, claimed: ClaimedCall, track: (call: Call) => void): Promise<void> {
+/** Writes one outcome in its own transaction (the engine passes its batching writer instead). */
+export type RecordOutcome = (outcome: CallOutcome) => Promise<void>;
+
+/**
+ * Dials a claimed call and records its outcome through `record`; `track` gets the Call while it
+ * is up.
+ */
+export async function dial(
+  ctx: EngineContext,
+  c: CampaignRow,
+  gateway: GatewayRow,
+  claimed: ClaimedCall,
+  track: (call: Call) => void,
+  record: RecordOutcome = (o) => recordOutcome(ctx.db, o, ctx.config.billingIncrement),
+): Promise<void> {
   const s = claimed.subscriber;
   const base = {
     callrequestId: claimed.callrequestId,
@@ -100,13 +117,13 @@ export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayR
   } catch (err) {
     ctx.log.error(`dial ${claimed.callrequestId} failed: ${(err as Error).message}`);
     const hangup = failedHangup(ctx.clock.now(), 'DRIVER_ERROR');
-    await recordOutcome(ctx.db, { ...base, hangup, amd: 'none', results: [], transfers: [], completed: false }, ctx.config.billingIncrement);
+    await record({ ...base, hangup, amd: 'none', results: [], transfers: [], completed: false });
     return;
   }
   track(call);
   const answer = await call.answered;
   if (!answer.answered) {
-    await recordOutcome(ctx.db, { ...base, hangup: answer.hangup, amd: 'none', results: [], transfers: [], completed: false }, ctx.config.billingIncrement);
+    await record({ ...base, hangup: answer.hangup, amd: 'none', results: [], transfers: [], completed: false });
     return;
   }
   let ivr: IvrOutcome = { results: [], transfers: [], completed: false };
@@ -117,5 +134,5 @@ export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayR
   }
   await call.hangup().catch(() => undefined);
   const hangup = await call.ended;
-  await recordOutcome(ctx.db, { ...base, hangup, amd: answer.amd, ...ivr }, ctx.config.billingIncrement);
+  await record({ ...base, hangup, amd: answer.amd, ...ivr });
 }

@@ -4,9 +4,10 @@
  */
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import type { gateways } from '../db/schema.ts';
+import type { gateways, smsGateways } from '../db/schema.ts';
 import type { Clock } from './clock.ts';
 import type { TelephonyDriver } from './drivers/driver.ts';
+import type { SmsDriver } from './sms-drivers/driver.ts';
 
 export interface EngineLog {
   info(msg: string): void;
@@ -20,6 +21,8 @@ export interface EngineContext {
   clock: Clock;
   /** The driver of a gateway (one per gateway, made on first use). */
   drivers: (gateway: typeof gateways.$inferSelect) => TelephonyDriver;
+  /** The SMS driver of an SMS gateway (one per gateway); without it the engine sends no SMS. */
+  smsDrivers?: (gateway: typeof smsGateways.$inferSelect) => SmsDriver;
   config: Pick<Config, 'timeZone' | 'billingIncrement'>;
   /** This engine process's id, written on its callrequests (crash recovery). */
   engineId: string;

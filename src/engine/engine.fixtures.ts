@@ -11,6 +11,7 @@ import { type TestUser, flowSectionDefaults, makeUser, unique } from '../../test
 import { ManualClock } from './clock.ts';
 import { Engine } from './engine.ts';
 import { type CallScript, ScriptedDriver } from './scripted-driver.ts';
+import type { SmsDriver } from './sms-drivers/driver.ts';
 
 let nextSectionId = 1_000_000;
 
@@ -50,14 +51,17 @@ export interface ScenarioOptions {
   clockAt?: string;
   billingIncrement?: number;
   gateway?: Partial<typeof gateways.$inferInsert>;
+  /** The driver of the campaign's SMS gateway (send-SMS sections). */
+  smsDriver?: SmsDriver;
 }
 
-export function makeEngine(db: Db, clock: ManualClock, driver: ScriptedDriver, billingIncrement = 6, engineId?: string): Engine {
+export function makeEngine(db: Db, clock: ManualClock, driver: ScriptedDriver, billingIncrement = 6, engineId?: string, smsDriver?: SmsDriver): Engine {
   return new Engine({
     db,
     log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
     clock,
     drivers: () => driver,
+    smsDrivers: smsDriver && (() => smsDriver),
     config: { timeZone: 'UTC', billingIncrement },
     databaseKind: 'postgres',
     engineId,
@@ -94,7 +98,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
     .returning({ id: subscribers.id });
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);
-  const engine = makeEngine(db, clock, driver, opts.billingIncrement ?? 6);
+  const engine = makeEngine(db, clock, driver, opts.billingIncrement ?? 6, undefined, opts.smsDriver);
   return { userId: user.id, user, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
 }
 

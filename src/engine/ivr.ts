@@ -40,6 +40,8 @@ export interface IvrContext {
   callerId: string;
   campaign: { id: number; user_id: number; dnc_id: number | null; sms_gateway_id: number | null; calltimeout: number };
   phoneNumber: string;
+  /** Sends the send-SMS section's text to the caller; answers what happened (sms/call-sms.ts). */
+  sendSms?: (template: string) => Promise<string>;
   /** HTTP timeout of API sections; absent = the section's own `timeout` (seconds). */
   apiTimeoutMs?: number;
 }
@@ -138,8 +140,9 @@ async function runSection(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Pro
       return { input: {}, response: await addToDnc(ctx) };
     case SectionType.SmsMessage:
       await say();
-      // The SMS itself goes out through the SMS subsystem (its issue); without a gateway none can.
-      return { input: {}, response: ctx.campaign.sms_gateway_id ? `sms requested: ${s.sms_text ?? ''}` : 'sms not sent: no SMS gateway' };
+      // Sent through the campaign's SMS gateway (sms/call-sms.ts); without one none can be.
+      if (!ctx.campaign.sms_gateway_id || !ctx.sendSms) return { input: {}, response: 'sms not sent: no SMS gateway' };
+      return { input: {}, response: await ctx.sendSms(s.sms_text ?? '') };
     case SectionType.ApiCall: {
       const answer = await callApi(ctx, s);
       return { input: { digits: answer.body, outcome: answer.outcome }, response: answer.body };

@@ -12,6 +12,7 @@ import { queryRows } from '../db/database.ts';
 import { campaigns, dncContacts, dncLists, subscribers } from '../db/schema.ts';
 import { call, dbLabel, testApp } from '../../test/helpers.ts';
 import { type Scenario, flowOf, pass, scenario, section } from './engine.fixtures.ts';
+import { ScriptedSmsDriver } from './sms.fixtures.ts';
 
 const { app, database } = await testApp();
 const db = database.db;
@@ -150,20 +151,47 @@ test(`add to DNC (9): without a campaign list the number joins the owner's globa
   assert.deepEqual(await statusesOf(bare.campaignId), [5]);
 });
 
-test(`send SMS (10) with an SMS gateway records the request with its text in the call's results (${dbLabel})`, async () => {
-  const sms = section({ type: 10, question: 'Texting you the details', sms_text: 'Your code is 1234' });
+test(`send SMS (10) sends the section's text, with the call's variables, through the campaign's SMS gateway and bills it (${dbLabel})`, async () => {
+  const sms = section({ type: 10, question: 'Texting you the details', sms_text: 'Hi {full_name}, your code is {code}' });
   const [gw] = await queryRows<{ id: number }>(db, sql`insert into sms_gateways (name, callback_secret) values (${`sms-${Date.now()}`}, 'secret') returning id`);
-  const s = await scenario(db, { campaign: { sms_gateway_id: gw.id, survey_snapshot: flowOf([sms, section({ order: 2, question: 'Bye' })]) } });
+  const texts = new ScriptedSmsDriver();
+  const s = await scenario(db, {
+    smsDriver: texts,
+    subscriber: { full_name: 'Ann', additional_vars: { code: '1234' } },
+    campaign: { sms_gateway_id: gw.id, survey_snapshot: flowOf([sms, section({ order: 2, question: 'Bye' })]) },
+  });
+  await db.execute(sql`update users set sms_rate = 0.05, balance = 10 where id = ${s.userId}`);
   await pass(s);
   assert.deepEqual(logOf(s), ['play:Texting you the details', 'play:Bye', 'hangup:16']);
+  assert.deepEqual(texts.sent.map((m) => [m.to, m.from, m.text]), [['+15550001', '5550100', 'Hi Ann, your code is 1234']]);
   const [cr] = await queryRows<{ id: number; status: number }>(db, sql`select id, status from callrequests where campaign_id = ${s.campaignId}`);
   assert.equal(cr.status, 4);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/callrequest/${cr.id}/results/`);
   assert.equal(res.statusCode, 200, res.body);
-  assert.deepEqual(
-    res.data.results.map((r: Result) => [r.question, r.response]),
-    [['Texting you the details', 'sms requested: Your code is 1234']],
-  );
+  const messageId = texts.sent[0].messageId;
+  assert.deepEqual(res.data.results.map((r: Result) => [r.question, r.response]), [['Texting you the details', `sms sent: message ${messageId}`]]);
+  const message = await call(app, s.user.auth, 'GET', `/rest-api/sms-message/${messageId}/`);
+  assert.equal(message.statusCode, 200, message.body);
+  assert.equal(message.data.status, 'sent');
+  assert.equal(message.data.cost, '0.05000');
+  assert.equal(message.data.sms_campaign, null);
+  assert.match(message.data.callrequest, new RegExp(`/rest-api/callrequest/${cr.id}/$`));
+  const [user] = await queryRows<{ balance: string }>(db, sql`select balance::text from users where id = ${s.userId}`);
+  assert.equal(user.balance, '9.95000');
+});
+
+test(`send SMS (10): a gateway refusal is the section's answer and costs nothing (${dbLabel})`, async () => {
+  const sms = section({ type: 10, question: 'Texting', sms_text: 'Hello' });
+  const [gw] = await queryRows<{ id: number }>(db, sql`insert into sms_gateways (name, callback_secret) values (${`sms-${Date.now()}-b`}, 'secret') returning id`);
+  const texts = new ScriptedSmsDriver(() => ({ ok: false, error: 'invalid destination', retry: false }));
+  const s = await scenario(db, { smsDriver: texts, campaign: { sms_gateway_id: gw.id, survey_snapshot: flowOf([sms]) } });
+  await db.execute(sql`update users set sms_rate = 0.05, balance = 10 where id = ${s.userId}`);
+  await pass(s);
+  assert.deepEqual(await resultsOf(s.campaignId), [{ question: 'Texting', response: 'sms not sent: invalid destination', record_file: '' }]);
+  const [m] = await queryRows<{ status: string; cost: string }>(db, sql`select status, cost::text from sms_messages where id = ${texts.sent[0].messageId}`);
+  assert.deepEqual(m, { status: 'failed', cost: '0.00000' });
+  const [user] = await queryRows<{ balance: string }>(db, sql`select balance::text from users where id = ${s.userId}`);
+  assert.equal(user.balance, '10.00000');
 });
 
 test(`API call (11): a GET with the call's variables whose answer picks the branch (${dbLabel})`, async () => {

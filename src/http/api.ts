@@ -38,6 +38,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route reads a multipart body (audio upload, bulk import); elsewhere multipart is a 415. */
     multipart?: boolean;
+    /** The route authenticates its callers itself (SMS gateway callbacks): no Basic/Token auth. */
+    public?: boolean;
   }
 }
 

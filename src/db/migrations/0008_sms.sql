@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS "sms_inbound" (
 );
 CREATE TABLE IF NOT EXISTS "sms_messages" (
 	"id" bigserial PRIMARY KEY NOT NULL,
-	"sms_campaign_id" integer NOT NULL,
+	"sms_campaign_id" integer,
+	"callrequest_id" bigint,
 	"sms_subscriber_id" bigint,
 	"user_id" integer NOT NULL,
 	"sms_gateway_id" integer,
@@ -109,6 +110,7 @@ ALTER TABLE "sms_campaigns" ADD CONSTRAINT "sms_campaigns_user_id_users_id_fk" F
 ALTER TABLE "sms_campaigns" ADD CONSTRAINT "sms_campaigns_sms_gateway_id_sms_gateways_id_fk" FOREIGN KEY ("sms_gateway_id") REFERENCES "public"."sms_gateways"("id") ON DELETE restrict ON UPDATE no action;
 ALTER TABLE "sms_inbound" ADD CONSTRAINT "sms_inbound_sms_gateway_id_sms_gateways_id_fk" FOREIGN KEY ("sms_gateway_id") REFERENCES "public"."sms_gateways"("id") ON DELETE set null ON UPDATE no action;
 ALTER TABLE "sms_messages" ADD CONSTRAINT "sms_messages_sms_campaign_id_sms_campaigns_id_fk" FOREIGN KEY ("sms_campaign_id") REFERENCES "public"."sms_campaigns"("id") ON DELETE cascade ON UPDATE no action;
+ALTER TABLE "sms_messages" ADD CONSTRAINT "sms_messages_callrequest_id_callrequests_id_fk" FOREIGN KEY ("callrequest_id") REFERENCES "public"."callrequests"("id") ON DELETE set null ON UPDATE no action;
 ALTER TABLE "sms_messages" ADD CONSTRAINT "sms_messages_sms_subscriber_id_sms_subscribers_id_fk" FOREIGN KEY ("sms_subscriber_id") REFERENCES "public"."sms_subscribers"("id") ON DELETE set null ON UPDATE no action;
 ALTER TABLE "sms_messages" ADD CONSTRAINT "sms_messages_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;
 ALTER TABLE "sms_messages" ADD CONSTRAINT "sms_messages_sms_gateway_id_sms_gateways_id_fk" FOREIGN KEY ("sms_gateway_id") REFERENCES "public"."sms_gateways"("id") ON DELETE set null ON UPDATE no action;
@@ -125,3 +127,4 @@ CREATE UNIQUE INDEX IF NOT EXISTS "sms_subscribers_campaign_number_idx" ON "sms_
 CREATE INDEX IF NOT EXISTS "sms_subscribers_due_idx" ON "sms_subscribers" USING btree ("sms_campaign_id","status","next_attempt_at");
 CREATE INDEX IF NOT EXISTS "sms_subscribers_claim_new_idx" ON "sms_subscribers" USING btree ("sms_campaign_id","id") WHERE "status" = 1 AND "count_attempt" = 0;
 CREATE INDEX IF NOT EXISTS "sms_subscribers_claim_retry_idx" ON "sms_subscribers" USING btree ("sms_campaign_id","next_attempt_at") WHERE "status" = 1 AND "count_attempt" > 0;
+CREATE INDEX IF NOT EXISTS "sms_messages_in_flight_idx" ON "sms_messages" USING btree ("engine_id") WHERE "engine_id" <> '';

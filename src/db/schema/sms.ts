@@ -23,6 +23,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
+import { callrequests } from './campaigns.ts';
 import { contacts, phonebooks } from './contacts.ts';
 
 export const smsGateways = pgTable('sms_gateways', {
@@ -144,7 +145,10 @@ export const smsMessages = pgTable(
   'sms_messages',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    sms_campaign_id: integer('sms_campaign_id').notNull().references(() => smsCampaigns.id, { onDelete: 'cascade' }),
+    /** The SMS campaign that sent it; null for a message sent by a voice call's send-SMS section. */
+    sms_campaign_id: integer('sms_campaign_id').references(() => smsCampaigns.id, { onDelete: 'cascade' }),
+    /** The call whose send-SMS section (type 10) sent it. */
+    callrequest_id: bigint('callrequest_id', { mode: 'number' }).references(() => callrequests.id, { onDelete: 'set null' }),
     sms_subscriber_id: bigint('sms_subscriber_id', { mode: 'number' }).references(() => smsSubscribers.id, { onDelete: 'set null' }),
     user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     sms_gateway_id: integer('sms_gateway_id').references(() => smsGateways.id, { onDelete: 'set null' }),

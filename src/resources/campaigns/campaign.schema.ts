@@ -13,6 +13,7 @@ import {
   dncLists,
   gateways,
   phonebooks,
+  smsGateways,
   surveyTemplates,
 } from '../../db/schema.ts';
 import {
@@ -44,8 +45,13 @@ async function anyGateway(ctx: FieldContext, id: number): Promise<boolean> {
   return (await ctx.db.select({ id: gateways.id }).from(gateways).where(eq(gateways.id, id)).limit(1)).length > 0;
 }
 
+/** Contract §3: any existing SMS gateway may be used by any user. */
+export async function anySmsGateway(ctx: FieldContext, id: number): Promise<boolean> {
+  return (await ctx.db.select({ id: smsGateways.id }).from(smsGateways).where(eq(smsGateways.id, id)).limit(1)).length > 0;
+}
+
 /** A campaign date (contract §1), read in the instance time zone when it has no offset. */
-function campaignDate(timeZone: string): Field<string | null> {
+export function campaignDate(timeZone: string): Field<string | null> {
   return {
     schema: T.Union([T.String({ examples: ['2026-11-21 08:00:00'] }), T.Null()]),
     required: false,
@@ -59,18 +65,6 @@ function campaignDate(timeZone: string): Field<string | null> {
     },
   };
 }
-
-export const SMS_GATEWAYS_UNAVAILABLE = 'SMS gateways are not available yet.';
-
-/** `sms_gateway`: "" or null only until the SMS gateways exist (issue 6). */
-const smsGateway: Field<null> = {
-  schema: T.Union([T.String(), T.Null()]),
-  required: false,
-  parse(value) {
-    if (value === null || value === '') return null;
-    throw new FieldError(SMS_GATEWAYS_UNAVAILABLE);
-  },
-};
 
 const count = (min: number) => integer({ min, max: 1_000_000 });
 
@@ -93,7 +87,7 @@ export function campaignFields(timeZone: string) {
     intervalretry: count(0),
     calltimeout: count(1),
     aleg_gateway: link(['gateway'], anyGateway, { required: true }),
-    sms_gateway: smsGateway,
+    sms_gateway: link(['sms-gateway', 'sms_gateway'], anySmsGateway, { nullable: true }),
     object_id: link(['survey-template', 'survey_template'], ownedRow(surveyTemplates), { required: true }),
     extra_data: text(),
     voicemail: boolean(),

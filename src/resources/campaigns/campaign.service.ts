@@ -10,18 +10,7 @@ import { spoolCampaign, type SpoolOptions } from '../../engine/spool.ts';
 import { invalid } from '../../http/errors.ts';
 import { flowProblems, loadFlow } from '../survey-template/survey.flow.ts';
 import { type CampaignRow, updateCampaign } from './campaign.repository.ts';
-
-const statusNames: Record<number, string> = { 0: 'NEW', 1: 'START', 2: 'PAUSE', 3: 'ABORT', 4: 'END' };
-const describe = (status: number) => `${status} (${statusNames[status] ?? '?'})`;
-
-/** The transitions of contract §5: from → allowed targets. 3 and 4 are final. */
-const allowed: Record<number, readonly number[]> = {
-  [CampaignStatus.New]: [CampaignStatus.Start, CampaignStatus.Abort, CampaignStatus.End],
-  [CampaignStatus.Start]: [CampaignStatus.Pause, CampaignStatus.Abort, CampaignStatus.End],
-  [CampaignStatus.Pause]: [CampaignStatus.Start, CampaignStatus.Abort, CampaignStatus.End],
-  [CampaignStatus.Abort]: [],
-  [CampaignStatus.End]: [],
-};
+import { transitionProblem } from './campaign.state.ts';
 
 const refuse = (why: string) => invalid({ status: [why] });
 
@@ -88,9 +77,8 @@ export function endCampaign(db: Db, campaign: CampaignRow): Promise<CampaignRow>
 /** Applies a PATCH `status`: a legal transition, or 400 naming both states (contract §5). */
 export async function changeStatus(db: Db, campaign: CampaignRow, to: number, options: SpoolOptions): Promise<CampaignRow> {
   if (to === campaign.status) return campaign;
-  if (!allowed[campaign.status]?.includes(to)) {
-    throw refuse(`Cannot change status from ${describe(campaign.status)} to ${describe(to)}.`);
-  }
+  const problem = transitionProblem(campaign.status, to);
+  if (problem) throw refuse(problem);
   switch (to) {
     case CampaignStatus.Start:
       return startCampaign(db, campaign, options);

@@ -1,11 +1,20 @@
 /**
  * The two computed fields of a campaign read (contract §5): `dialing_state`, why it is or is
- * not dialing now, and `progress`, its subscribers by status, calls placed, answered and cost.
+ * not dialing now, and `progress`, its subscribers by status, calls placed, answered and cost;
+ * and the status transitions of contract §5, shared with SMS campaigns.
  */
 import { CampaignStatus, SubscriberStatus } from '../../db/schema.ts';
-import { enabledWeekdays, insideDailyWindow, localTime } from '../../engine/window.ts';
+import { enabledWeekdays, insideDailyWindow, localTime, type WindowFields } from '../../engine/window.ts';
 import { decimalString } from '../../http/present.ts';
-import type { CampaignRow, CampaignTotals } from './campaign.repository.ts';
+import type { CampaignTotals } from './campaign.repository.ts';
+
+/** What `dialingState` reads of a campaign: a voice or an SMS campaign row. */
+export type DialingRow = WindowFields & {
+  status: number;
+  engine_state: string | null;
+  totalcontact: number;
+  timezone_dialing?: boolean;
+};
 
 export const DialingState = {
   Dialing: 'dialing',
@@ -36,11 +45,11 @@ const byStatus: Record<number, string> = {
  * `timezone_dialing` it is per subscriber, which only the engine can tell.
  */
 export function dialingState(
-  row: CampaignRow,
+  row: DialingRow,
   now: Date,
   timeZone: string,
   gatewayStatus: number | undefined,
-  totals: CampaignTotals | undefined,
+  totals: Pick<CampaignTotals, 'bySubscriberStatus'> | undefined,
 ): string {
   if (row.status !== CampaignStatus.Start) return byStatus[row.status] ?? DialingState.NotStarted;
   if (row.startingdate && now < new Date(row.startingdate)) return DialingState.BeforeStart;
@@ -58,26 +67,48 @@ export function dialingState(
   return DialingState.Dialing;
 }
 
+/** Subscribers by status under the names of `statuses` (voice or SMS), and their total. */
+export function subscriberCounts<K extends string>(counts: Map<number, number> | undefined, statuses: Record<K, number>): Record<K | 'total', number> {
+  const out = {} as Record<K | 'total', number>;
+  for (const name of Object.keys(statuses) as K[]) out[name] = counts?.get(statuses[name]) ?? 0;
+  out.total = [...(counts?.values() ?? [])].reduce((a, b) => a + b, 0);
+  return out;
+}
+
 /** The `progress` object of a campaign read. */
 export function progressOf(totals: CampaignTotals | undefined) {
-  const counts = totals?.bySubscriberStatus ?? new Map<number, number>();
-  const n = (status: number) => counts.get(status) ?? 0;
-  let total = 0;
-  for (const v of counts.values()) total += v;
+  const S = SubscriberStatus;
   return {
-    subscribers: {
-      pending: n(SubscriberStatus.Pending),
-      in_process: n(SubscriberStatus.InProcess),
-      sent: n(SubscriberStatus.Sent),
-      completed: n(SubscriberStatus.Completed),
-      fail: n(SubscriberStatus.Fail),
-      not_authorized: n(SubscriberStatus.NotAuthorized),
-      abort: n(SubscriberStatus.Abort),
-      pause: n(SubscriberStatus.Pause),
-      total,
-    },
+    subscribers: subscriberCounts(totals?.bySubscriberStatus, {
+      pending: S.Pending,
+      in_process: S.InProcess,
+      sent: S.Sent,
+      completed: S.Completed,
+      fail: S.Fail,
+      not_authorized: S.NotAuthorized,
+      abort: S.Abort,
+      pause: S.Pause,
+    }),
     calls_placed: totals?.calls_placed ?? 0,
     answered: totals?.answered ?? 0,
     total_cost: decimalString(totals?.total_cost ?? '0'),
   };
+}
+
+const statusNames: Record<number, string> = { 0: 'NEW', 1: 'START', 2: 'PAUSE', 3: 'ABORT', 4: 'END' };
+const describeStatus = (status: number) => `${status} (${statusNames[status] ?? '?'})`;
+
+/** The transitions of contract §5 (voice and SMS campaigns): from → allowed targets. 3 and 4 are final. */
+export const statusTransitions: Record<number, readonly number[]> = {
+  [CampaignStatus.New]: [CampaignStatus.Start, CampaignStatus.Abort, CampaignStatus.End],
+  [CampaignStatus.Start]: [CampaignStatus.Pause, CampaignStatus.Abort, CampaignStatus.End],
+  [CampaignStatus.Pause]: [CampaignStatus.Start, CampaignStatus.Abort, CampaignStatus.End],
+  [CampaignStatus.Abort]: [],
+  [CampaignStatus.End]: [],
+};
+
+/** Why a PATCH `status` from → to is refused (naming both states), or undefined when it is legal. */
+export function transitionProblem(from: number, to: number): string | undefined {
+  if (from === to || statusTransitions[from]?.includes(to)) return undefined;
+  return `Cannot change status from ${describeStatus(from)} to ${describeStatus(to)}.`;
 }

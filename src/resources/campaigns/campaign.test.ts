@@ -114,7 +114,7 @@ describe(`campaigns (${dbLabel})`, () => {
     assert.equal(res.statusCode, 400, res.body);
     assert.deepEqual(Object.keys(res.data).sort(), ['daily_start_time', 'frequency', 'object_id', 'phonebook', 'sms_gateway', 'startingdate']);
     assert.deepEqual(res.data.object_id, ['Invalid hyperlink - Object does not exist.']);
-    assert.deepEqual(res.data.sms_gateway, ['SMS gateways are not available yet.']);
+    assert.deepEqual(res.data.sms_gateway, ['Invalid hyperlink - Object does not exist.']);
   });
 
   test('a second campaign with the same name for the same user answers 400', async () => {

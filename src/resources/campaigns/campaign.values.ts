@@ -44,8 +44,8 @@ export function campaignColumns(values: Values): Partial<CampaignInsert> {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Contract §5 defaults: starting now, expiring a day after the start. */
-export function withDateDefaults(columns: Partial<CampaignInsert>, now: Date): Partial<CampaignInsert> {
+/** Contract §5 defaults: starting now, expiring a day after the start (voice and SMS campaigns). */
+export function withDateDefaults<T extends { startingdate?: string | null; expirationdate?: string | null }>(columns: T, now: Date): T {
   const start = columns.startingdate ?? now.toISOString();
   const expiration = columns.expirationdate ?? new Date(new Date(start).getTime() + DAY_MS).toISOString();
   return { ...columns, startingdate: start, expirationdate: expiration };

@@ -1,14 +1,11 @@
 /** `campaign-dialer gateway create`: gateways are made by admins, here or through the API. */
 import type { Command } from 'commander';
-import { CliError, withDatabase } from '../../cli-support.ts';
+import { cliOperator, jsonOption, oneLineError, withDatabase } from '../../cli-support.ts';
 import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../engine/drivers/index.ts';
-import { AppError, invalid } from '../../http/errors.ts';
+import { invalid } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
 import { gatewayFields } from './gateway.schema.ts';
 import { createGateway } from './gateway.service.ts';
-
-/** The CLI acts as an admin (it has the database). */
-const operator = { id: 0, username: 'cli', is_admin: true };
 
 interface CreateOptions {
   name: string;
@@ -17,24 +14,6 @@ interface CreateOptions {
   maximumCall?: string;
   gateways?: string;
   description?: string;
-}
-
-function settingsOf(raw: string | undefined): unknown {
-  if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch (err) {
-    throw new CliError(`--settings is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-/** A 400 of the API as one line: `name: …; settings: …`. */
-function oneLine(err: unknown): never {
-  if (err instanceof AppError && err.statusCode === 400) {
-    const fields = Object.entries(err.body).map(([field, problems]) => `${field}: ${([] as unknown[]).concat(problems).join(' ')}`);
-    throw new CliError(`invalid gateway: ${fields.join('; ')}`);
-  }
-  throw err;
 }
 
 export function registerGatewayCommands(program: Command): void {
@@ -53,19 +32,19 @@ export function registerGatewayCommands(program: Command): void {
       const body = {
         name: opts.name,
         driver: opts.driver,
-        settings: settingsOf(opts.settings),
+        settings: jsonOption('--settings', opts.settings),
         maximum_call: opts.maximumCall,
         gateways: opts.gateways,
         description: opts.description,
       };
       // Settings are checked before the database is opened, so a typo fails fast.
       const problems = validateDriverSettings(opts.driver ?? DEFAULT_DRIVER, body.settings ?? {});
-      if (problems.length) oneLine(invalid({ [driverNames.includes(opts.driver ?? DEFAULT_DRIVER) ? 'settings' : 'driver']: problems }));
+      if (problems.length) oneLineError('gateway', invalid({ [driverNames.includes(opts.driver ?? DEFAULT_DRIVER) ? 'settings' : 'driver']: problems }));
       const row = await withDatabase(async ({ db }) => {
         try {
-          return await createGateway(db, await parseBody(gatewayFields, body, { db, user: operator }));
+          return await createGateway(db, await parseBody(gatewayFields, body, { db, user: cliOperator }));
         } catch (err) {
-          return oneLine(err);
+          return oneLineError('gateway', err);
         }
       });
       console.log(row.id);

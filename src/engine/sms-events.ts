@@ -1,0 +1,174 @@
+/**
+ * What SMS gateways tell us (contract §7, issue 6 §6), from any driver: SMPP deliver_sm through
+ * the driver's context, Kannel's dlr-url and MO callbacks through the sms-gateway routes.
+ *
+ * report(): a delivery report finds its message by our id (Kannel's report URL carries it) or by
+ * the gateway's id of the message, and sets 'delivered' or 'failed' (+ delivery_date, error).
+ * A 'sent' report never downgrades a final status, and 'failed' never overrides 'delivered'.
+ * Reports are written in batches (those arriving together share one statement).
+ * A failed delivery is not refunded: the gateway took the message and the operator is billed for
+ * the submission, as SMS carriers bill; and the subscriber is not sent it again (it stays
+ * COMPLETE) — resending on delivery failure is a policy we keep out for simplicity.
+ *
+ * inbound(): stores the message (sms_inbound). An opt-out (first word STOP, STOPALL,
+ * UNSUBSCRIBE, CANCEL, END or QUIT, any case) puts the sender's number on a global DNC list of
+ * the owner of the latest SMS campaign that messaged that number through that gateway (a list
+ * "SMS opt-out" is made for them if they have no global list), so none of their SMS or voice
+ * campaigns reaches that number again (both engines check the owner's global lists).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/database.ts';
+import { normalizePhone, phoneDigits } from '../http/phone.ts';
+import type { DeliveryReport, InboundMessage, SmsEvents } from './sms-drivers/driver.ts';
+
+export const OPT_OUT_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
+export const OPT_OUT_LIST_NAME = 'SMS opt-out';
+
+interface EventsLog {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/** The opt-out word `text` starts with, or '' when none. */
+export function optOutWord(text: string): string {
+  const first = text.trim().split(/\s+/)[0]?.replace(/[.!]+$/, '').toUpperCase() ?? '';
+  return (OPT_OUT_WORDS as readonly string[]).includes(first) ? first : '';
+}
+
+/** A report waiting in the batch, with the caller's promise. */
+interface QueuedReport {
+  gatewayId: number;
+  report: DeliveryReport;
+  done: { resolve: () => void; reject: (err: Error) => void };
+}
+
+/** Rank of a report status: the strongest report of a message in one batch wins ('failed' never overrides 'delivered'). */
+const rank = { sent: 0, failed: 1, delivered: 2 } as const;
+
+/**
+ * Applies a batch of delivery reports in two set-based statements (by our message id, and by the
+ * gateway's id of the message). A 'sent' report only moves an 'unsent' message; 'failed' moves
+ * 'unsent' or 'sent'; 'delivered' also moves 'failed'.
+ */
+async function applyReports(db: Db, batch: QueuedReport[]): Promise<void> {
+  const strongest = new Map<string, QueuedReport>();
+  for (const q of batch) {
+    const key = q.report.messageId !== undefined ? `${q.gatewayId}:m${q.report.messageId}` : `${q.gatewayId}:g${q.report.gatewayMessageId ?? ''}`;
+    const known = strongest.get(key);
+    if (!known || rank[q.report.status] >= rank[known.report.status]) strongest.set(key, q);
+  }
+  const rows = [...strongest.values()].map(({ gatewayId, report: r }) => ({
+    g: gatewayId,
+    mid: r.messageId ?? null,
+    gid: (r.gatewayMessageId ?? '').slice(0, 100),
+    status: r.status,
+    at: r.at.toISOString(),
+    error: r.status === 'failed' ? (r.error ?? 'delivery failed').slice(0, 200) : '',
+  }));
+  const apply = (json: string, match: SQL) =>
+    db.execute(sql`with r as (
+        select * from jsonb_to_recordset(${json}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)
+      )
+      update sms_messages m set status = r.status, updated_date = now(),
+        delivery_date = case when r.status = 'sent' then m.delivery_date else r.at end,
+        error = case when r.status = 'sent' then m.error else r.error end,
+        gateway_message_id = case when m.gateway_message_id = '' then r.gid else m.gateway_message_id end
+      from r where m.sms_gateway_id = r.g and ${match}
+        and (m.status = 'unsent' or (m.status = 'sent' and r.status <> 'sent') or (m.status = 'failed' and r.status = 'delivered'))`);
+  const byId = rows.filter((r) => r.mid !== null);
+  const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
+  if (byId.length) await apply(JSON.stringify(byId), sql`m.id = r.mid`);
+  if (byGatewayId.length) await apply(JSON.stringify(byGatewayId), sql`m.gateway_message_id = r.gid`);
+}
+
+/** At most this many reports per statement; more wait for the next flush. */
+const reportBatch = 2000;
+
+/**
+ * Queues reports and applies them in batches: all the reports that arrive while a batch is being
+ * written go together in the next one (a fast gateway reports thousands a second; one UPDATE
+ * each would cost more than the sending). Each report's promise settles once it is written.
+ */
+function reportQueue(db: Db, log: EventsLog) {
+  const queue: QueuedReport[] = [];
+  let running = false;
+  const drain = async () => {
+    running = true;
+    while (queue.length) {
+      const batch = queue.splice(0, reportBatch);
+      try {
+        await applyReports(db, batch);
+        for (const q of batch) q.done.resolve();
+      } catch (err) {
+        log.error(`SMS delivery reports (${batch.length}) failed: ${(err as Error).message}`);
+        for (const q of batch) q.done.reject(err as Error);
+      }
+    }
+    running = false;
+  };
+  return (gatewayId: number, report: DeliveryReport) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ gatewayId, report, done: { resolve, reject } });
+      // Started on the next turn, so the reports fired in this one share the first batch.
+      if (!running) {
+        running = true;
+        setImmediate(() => void drain());
+      }
+    });
+}
+
+/** The global DNC list that takes `ownerId`'s opt-outs: theirs named "SMS opt-out", else any global one, else a new one. */
+async function optOutList(tx: Db, ownerId: number): Promise<number> {
+  const [found] = await queryRows<{ id: number }>(
+    tx,
+    sql`select id from dnc_lists where user_id = ${ownerId} and is_global order by (name = ${OPT_OUT_LIST_NAME}) desc, id limit 1`,
+  );
+  if (found) return found.id;
+  const [made] = await queryRows<{ id: number }>(
+    tx,
+    sql`insert into dnc_lists (name, user_id, is_global) values (${OPT_OUT_LIST_NAME}, ${ownerId}, true) returning id`,
+  );
+  return made.id;
+}
+
+/** Stores an inbound message; an opt-out bars the number for the campaign owner. */
+async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: InboundMessage): Promise<void> {
+  const from = (normalizePhone(msg.from) ?? msg.from).slice(0, 21);
+  const word = optOutWord(msg.text);
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`insert into sms_inbound (sms_gateway_id, sender_number, recipient_number, content, opt_out, received_date)
+      values ((select id from sms_gateways where id = ${gatewayId}), ${from}, ${msg.to.slice(0, 80)}, ${msg.text}, ${word}, ${msg.at.toISOString()}::timestamptz)`);
+    const digits = phoneDigits(from);
+    if (!word || !digits) return;
+    const [owner] = await queryRows<{ user_id: number }>(
+      tx as Db,
+      sql`select m.user_id from sms_messages m where m.sms_gateway_id = ${gatewayId} and m.recipient_number in (${digits}, ${`+${digits}`})
+          order by m.id desc limit 1`,
+    );
+    if (!owner) {
+      log.warn(`SMS opt-out from ${from} on gateway ${gatewayId}: no campaign messaged that number there; kept in sms_inbound only`);
+      return;
+    }
+    const list = await optOutList(tx as Db, owner.user_id);
+    await tx.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
+      select ${list}, ${from} where not exists (select 1 from dnc_contacts where dnc_id = ${list} and digits = ${digits})`);
+    log.info(`SMS opt-out (${word}) from ${from}: added to DNC list ${list} of user ${owner.user_id}`);
+  });
+}
+
+/** The SmsEvents every SMS driver and the Kannel callback routes report to. */
+export function smsEvents(db: Db, log: EventsLog): SmsEvents {
+  return {
+    // Each report's promise resolves once it is written (batched with the others of the moment).
+    report: reportQueue(db, log),
+    async inbound(gatewayId, message) {
+      try {
+        await applyInbound(db, log, gatewayId, message);
+      } catch (err) {
+        log.error(`SMS inbound message on gateway ${gatewayId} failed: ${(err as Error).message}`);
+        throw err;
+      }
+    },
+  };
+}

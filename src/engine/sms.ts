@@ -1,0 +1,150 @@
+/**
+ * The SMS engine (issue 6), run by the engine's one loop (engine.ts calls `runOnce` each pass,
+ * `recover` with its crash recovery, `settle` on stop). Each pass: contacts trickled into the
+ * phonebooks of running SMS campaigns join them, campaigns past their expiration (or done, with
+ * end_when_done) END, ABORT marks pending subscribers ABORT; then each START campaign gets a
+ * send run: claim a batch (sms/claim.ts, committed 'unsent'), hand it to the gateway's driver,
+ * record the answers in one transaction (sms/record.ts), and claim again while batches come full
+ * (no pace limit) within a short time budget. One run per campaign at a time, so memory stays
+ * bounded by one batch per campaign.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/database.ts';
+import { CampaignStatus, SmsSubscriberStatus } from '../db/schema.ts';
+import type { EngineContext } from './context.ts';
+import { smsSpool, spoolNewContacts } from './spool.ts';
+import { claimMessages, maxPerBatch, type SmsClaim } from './sms/claim.ts';
+import { recordResults, recoverSmsOrphans, type SendResult } from './sms/record.ts';
+
+/** Messages handed to a driver at once within a batch. */
+const sendConcurrency = 100;
+/** A campaign's run claims again while batches come full, for at most this long (then the next pass). */
+const runBudgetMs = 2000;
+
+/** Runs `fn` over `items`, at most `limit` at a time, keeping the order of the answers. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export class SmsEngine {
+  private readonly runs = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly stopping: () => boolean,
+  ) {}
+
+  /** Campaigns with a send run in progress. */
+  get inFlight(): number {
+    return this.runs.size;
+  }
+
+  /** One pass; returns how many messages the pass claimed (its first batches). Idle without SMS drivers. */
+  async runOnce(): Promise<number> {
+    const { db } = this.ctx;
+    if (!this.ctx.smsDrivers) return 0;
+    await spoolNewContacts(db, { target: smsSpool, timeZone: this.ctx.config.timeZone });
+    await this.endCampaigns();
+    await this.applyAbort();
+    const live = await queryRows<{ id: number }>(db, sql`select id from sms_campaigns where status = ${CampaignStatus.Start} order by id`);
+    let claimed = 0;
+    for (const { id } of live) {
+      if (this.stopping()) break;
+      if (this.runs.has(id)) continue;
+      const first = await claimMessages(this.ctx, id);
+      if (!first.messages.length) continue;
+      claimed += first.messages.length;
+      const run = this.run(id, first)
+        .catch((err: Error) => this.ctx.log.error(`sms campaign ${id}: ${err.message}`))
+        .finally(() => this.runs.delete(id));
+      this.runs.set(id, run);
+    }
+    return claimed;
+  }
+
+  /** Sends `first`, then claims and sends again while batches come full, the budget lasts and the engine runs. */
+  private async run(campaignId: number, first: SmsClaim): Promise<void> {
+    const until = performance.now() + runBudgetMs;
+    for (let batch = first; ; ) {
+      await this.send(batch);
+      if (batch.messages.length < maxPerBatch || this.stopping() || performance.now() > until) return;
+      batch = await claimMessages(this.ctx, campaignId);
+      if (!batch.messages.length) return;
+    }
+  }
+
+  /** Hands a batch to the gateway's driver and records every answer in one transaction. */
+  private async send({ campaign, gateway, messages }: SmsClaim): Promise<void> {
+    if (!campaign || !gateway || !this.ctx.smsDrivers) return;
+    const driver = this.ctx.smsDrivers(gateway);
+    const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult> => {
+      try {
+        return { messageId: m.messageId, ...(await driver.send({ messageId: m.messageId, to: m.to, from: campaign.callerid, text: m.text })) };
+      } catch (err) {
+        // A driver should answer ok: false; a throw is taken as a temporary failure.
+        return { messageId: m.messageId, ok: false, error: (err as Error).message.slice(0, 200), retry: true };
+      }
+    });
+    await this.record(results);
+  }
+
+  /** Records the answers, trying again a few times if the database hiccups (else a restart settles them). */
+  private async record(results: SendResult[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await recordResults(this.ctx.db, results, this.ctx.clock.now());
+        return;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        this.ctx.log.warn(`recording ${results.length} SMS result(s) failed (${(err as Error).message}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
+  /** END: SMS campaigns past their expiration, and end_when_done ones with every subscriber final. */
+  private async endCampaigns(): Promise<number> {
+    const now = this.ctx.clock.now().toISOString();
+    const S = SmsSubscriberStatus;
+    const rows = await queryRows<{ id: number }>(
+      this.ctx.db,
+      sql`update sms_campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
+            engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
+          where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
+            select 1 from sms_subscribers s where s.sms_campaign_id = c.id and s.status in (${S.Pending}, ${S.Pause}, ${S.InProcess}))))
+          returning c.id`,
+    );
+    return rows.length;
+  }
+
+  /** ABORT: pending subscribers of aborted SMS campaigns become ABORT. */
+  private async applyAbort(): Promise<number> {
+    const S = SmsSubscriberStatus;
+    const rows = await queryRows<{ id: number }>(
+      this.ctx.db,
+      sql`update sms_subscribers s set status = ${S.Abort}, reason = 'campaign aborted', updated_date = now()
+          from sms_campaigns c where c.id = s.sms_campaign_id and c.status = ${CampaignStatus.Abort}
+            and s.status in (${S.Pending}, ${S.Pause}) returning s.id`,
+    );
+    return rows.length;
+  }
+
+  /** Settles the messages dead engines left 'unsent' (see sms/record.ts). */
+  recover(opts: { anyOtherEngine: boolean; staleMs: number }): Promise<number> {
+    return recoverSmsOrphans(this.ctx, opts);
+  }
+
+  /** Resolves when every send run of this engine is recorded. */
+  async settle(): Promise<void> {
+    while (this.runs.size) await Promise.all([...this.runs.values()]);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A voice call's send-SMS section (type 10, contract §4): the section's text, filled in with the
+ * call's variables, goes to the caller through the campaign's SMS gateway, as SMS campaigns send:
+ * the sms_messages row is committed 'unsent' (parts, cost = sms_rate × parts) before the driver
+ * is asked, and the driver's answer is recorded by the same function as a campaign's batch
+ * (recordResults: sent and charged, or failed and free). The message is readable at
+ * /rest-api/sms-message/ with its `callrequest`. Returns the section's answer.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { queryRows } from '../../db/database.ts';
+import { smsGateways } from '../../db/schema.ts';
+import type { EngineContext } from '../context.ts';
+import { smsParts } from '../sms-drivers/encoding.ts';
+import { recordResults } from './record.ts';
+import { renderSms } from './render.ts';
+
+export interface CallSms {
+  campaign: { user_id: number; sms_gateway_id: number | null; callerid: string };
+  callrequestId: number;
+  to: string;
+  template: string;
+  variables: Record<string, string>;
+}
+
+export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<string> {
+  if (!m.campaign.sms_gateway_id) return 'sms not sent: no SMS gateway';
+  const [gateway] = await ctx.db.select().from(smsGateways).where(eq(smsGateways.id, m.campaign.sms_gateway_id));
+  if (!gateway || gateway.status !== 1 || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
+  const text = renderSms(m.template, m.variables.full_name ?? '', m.variables);
+  const parts = smsParts(text).parts;
+  const [row] = await queryRows<{ id: number }>(
+    ctx.db,
+    sql`insert into sms_messages (callrequest_id, user_id, sms_gateway_id, recipient_number, sender_number, content, parts, cost, engine_id)
+        select ${m.callrequestId}, u.id, ${gateway.id}, ${m.to}, ${m.campaign.callerid}, ${text}, ${parts}, round(u.sms_rate * ${parts}, 5), ${ctx.engineId}
+        from users u where u.id = ${m.campaign.user_id}
+        returning id`,
+  );
+  const messageId = Number(row.id);
+  let result;
+  try {
+    result = await ctx.smsDrivers(gateway).send({ messageId, to: m.to, from: m.campaign.callerid, text });
+  } catch (err) {
+    result = { ok: false as const, error: (err as Error).message, retry: false };
+  }
+  await recordResults(ctx.db, [{ messageId, ...result }], ctx.clock.now());
+  return result.ok ? `sms sent: message ${messageId}` : `sms not sent: ${result.error}`;
+}

@@ -1,0 +1,164 @@
+/**
+ * /rest-api/sms-gateway/ — the SMS gateways that SMS campaigns send through (contract §3, §7).
+ * Admins create, change and delete them and see their configuration; any user reads their url
+ * and name and may use any of them (contract §8).
+ *
+ * Also the gateway's callback routes, called by the SMS gateway itself (Kannel's dlr-url and
+ * sms-service get-url), without Basic auth: the gateway's secret in the path authenticates them
+ * (a wrong one is a 404). They are `public` routes, hidden from the API root and the OpenAPI.
+ */
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { smsEvents } from '../../engine/sms-events.ts';
+import { kannelReportStatus } from '../../engine/sms-drivers/kannel.ts';
+import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
+import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts';
+import { bodySchema, parseBody } from '../../http/fields.ts';
+import { recordUrl } from '../../http/links.ts';
+import { envelopeOf, paginate } from '../../http/pagination.ts';
+import { presentSmsGateway } from './sms-gateway.present.ts';
+import { countSmsGateways, deleteSmsGateway, findSmsGateway, listSmsGateways, type SmsGatewayRow, smsCampaignsUsing } from './sms-gateway.repository.ts';
+import { SmsGatewayRecord, smsGatewayFields } from './sms-gateway.schema.ts';
+import { changeSmsGateway, createSmsGateway } from './sms-gateway.service.ts';
+
+const tags = ['sms-gateway'];
+
+/** Contract §3: SMS gateways are written by admins only (403 for anyone else, before any lookup). */
+function adminOnly(request: FastifyRequest): void {
+  if (!request.user.is_admin) throw forbidden();
+}
+
+const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
+
+/** The gateway of a callback route when the secret in its path is right; else a 404. */
+async function gatewayOfCallback(deps: AppDeps, request: FastifyRequest): Promise<SmsGatewayRow> {
+  const gateway = await findSmsGateway(deps.database.db, recordId(request));
+  const secret = (request.params as { secret?: string }).secret ?? '';
+  if (!gateway || !crypto.timingSafeEqual(digest(secret), digest(gateway.callback_secret))) throw notFound();
+  return gateway;
+}
+
+/** The callback's parameters: the query string, and a form body when one was posted. */
+function callbackParams(request: FastifyRequest): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) params.set(key, String(value));
+  if (typeof request.body === 'string') for (const [key, value] of new URLSearchParams(request.body)) params.set(key, value);
+  return params;
+}
+
+const badCallback = (detail: string) => new AppError(400, { detail });
+
+/** Kannel fetches the URL and ignores the body; for an sms-service an empty body sends no reply SMS. */
+const done = (reply: FastifyReply) => reply.code(200).type('text/plain').send('');
+
+function callbackRoutes(api: Api, deps: AppDeps) {
+  const events = (request: FastifyRequest) => smsEvents(deps.database.db, request.log);
+  const options = { config: { public: true }, schema: { hide: true } };
+
+  // Kannel's dlr-url: ?id=<our message id>&type=%d[&reply=%A]
+  api.route({
+    ...options,
+    method: ['GET', 'POST'],
+    url: '/sms-gateway/:id/report/:secret/',
+    handler: async (request, reply) => {
+      const gateway = await gatewayOfCallback(deps, request);
+      const params = callbackParams(request);
+      const id = params.get('id') ?? '';
+      const type = params.get('type') ?? '';
+      if (!/^\d{1,18}$/.test(id)) throw badCallback('id: our message id (digits) is required.');
+      if (!/^\d{1,3}$/.test(type)) throw badCallback('type: the report type (%d) is required.');
+      const status = kannelReportStatus(Number(type));
+      if (!status) throw badCallback(`type: unknown report type ${type}.`);
+      const smscReply = params.get('reply');
+      await events(request).report(gateway.id, {
+        messageId: Number(id),
+        status,
+        at: new Date(),
+        ...(status === 'failed' ? { error: `kannel report type ${type}${smscReply ? `: ${smscReply}` : ''}`.slice(0, 200) } : {}),
+      });
+      return done(reply);
+    },
+  });
+
+  // Kannel's sms-service get-url: ?from=%p&to=%P&text=%a
+  api.route({
+    ...options,
+    method: ['GET', 'POST'],
+    url: '/sms-gateway/:id/inbound/:secret/',
+    handler: async (request, reply) => {
+      const gateway = await gatewayOfCallback(deps, request);
+      const params = callbackParams(request);
+      const from = params.get('from') ?? '';
+      if (!from) throw badCallback('from: the sender number (%p) is required.');
+      await events(request).inbound(gateway.id, { from, to: params.get('to') ?? '', text: params.get('text') ?? '', at: new Date() });
+      return done(reply);
+    },
+  });
+}
+
+async function routes(api: Api, deps: AppDeps) {
+  const { db } = deps.database;
+
+  api.get('/sms-gateway/', { schema: { tags, response: { 200: envelopeOf(SmsGatewayRecord) } } }, async (request) =>
+    paginate(
+      request,
+      () => countSmsGateways(db),
+      (limit, offset) => listSmsGateways(db, limit, offset),
+      (row) => presentSmsGateway(request, row),
+    ),
+  );
+
+  api.get('/sms-gateway/:id/', { schema: { tags, response: { 200: SmsGatewayRecord } } }, async (request) => {
+    const row = await findSmsGateway(db, recordId(request));
+    if (!row) throw notFound();
+    return presentSmsGateway(request, row);
+  });
+
+  api.post(
+    '/sms-gateway/',
+    { schema: { tags, body: bodySchema(smsGatewayFields), response: { 201: SmsGatewayRecord } } },
+    async (request, reply) => {
+      adminOnly(request);
+      const values = await parseBody(smsGatewayFields, request.body, fieldContext(db, request));
+      const row = await createSmsGateway(db, values);
+      return reply.code(201).header('location', recordUrl(request, 'sms-gateway', row.id)).send(presentSmsGateway(request, row));
+    },
+  );
+
+  // contract §2: update answers 202 with an empty body; PUT is a partial update too.
+  api.route({
+    method: ['PATCH', 'PUT'],
+    url: '/sms-gateway/:id/',
+    schema: { tags, body: bodySchema(smsGatewayFields, { partial: true }) },
+    handler: async (request, reply) => {
+      adminOnly(request);
+      const row = await findSmsGateway(db, recordId(request));
+      if (!row) throw notFound();
+      const values = await parseBody(smsGatewayFields, request.body, fieldContext(db, request), { partial: true });
+      await changeSmsGateway(db, row, values);
+      return reply.code(202).send();
+    },
+  });
+
+  api.delete('/sms-gateway/:id/', { schema: { tags } }, async (request, reply) => {
+    adminOnly(request);
+    const id = recordId(request);
+    if (!(await findSmsGateway(db, id))) throw notFound();
+    await db.transaction(async (tx) => {
+      const use = await smsCampaignsUsing(tx, id);
+      if (use.running) throw conflict('This SMS gateway is used by a running SMS campaign; pause or end the campaign first.');
+      // sms_campaigns.sms_gateway_id restricts the delete: a gateway they name stays (set it inactive).
+      if (use.any) throw conflict('This SMS gateway is used by SMS campaigns; set it inactive (status 0) instead.');
+      await deleteSmsGateway(tx, id);
+    });
+    return reply.code(204).send();
+  });
+
+  // The callbacks take form bodies too (Kannel's post-url), read only in this scope.
+  await api.register(async (scope: Api) => {
+    scope.addContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    callbackRoutes(scope, deps);
+  });
+}
+
+export const smsGatewayResource: Resource = { name: 'sms-gateway', routes };

@@ -136,18 +136,61 @@ export async function backends(label: string): Promise<Backend[]> {
   return out;
 }
 
-/** Starts `campaign-dialer serve` on a backend with an admin whose password is `adminPassword`. */
-export async function startServer(backend: Backend, adminPassword: string, extraEnv: Record<string, string> = {}): Promise<Server> {
+/**
+ * Starts `campaign-dialer serve` on a backend with an admin whose password is `adminPassword`,
+ * configured as a user would run it (default LOG_LEVEL, info) unless `extraEnv` says otherwise.
+ */
+export async function startServer(
+  backend: Backend,
+  adminPassword: string,
+  extraEnv: Record<string, string> = {},
+  role: 'api' | 'all' = 'api',
+): Promise<Server> {
   const port = await freePort();
   const env = {
     ...backend.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
     DIALER_ADMIN_PASSWORD: adminPassword,
     ...extraEnv,
   };
-  return startProcess(['bin/campaign-dialer.js', 'serve', '--role', 'api'], env, port, '/healthz');
+  return startProcess(['bin/campaign-dialer.js', 'serve', '--role', role], env, port, '/healthz');
+}
+
+/** A child process without HTTP (`serve --role engine`), its RSS sampled every 100 ms. */
+export interface Worker {
+  pid: number;
+  rssMb(): number;
+  peakRssMb(): number;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts `command` with `env` and resolves once `ready()` says so (within 60 s). */
+export async function startWorker(command: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<Worker> {
+  const child: ChildProcess = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  while (!(await ready())) {
+    if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`${command.join(' ')} not ready within 60 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pid = child.pid as number;
+  let peak = readRssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, readRssMb(pid))), 100);
+  return {
+    pid,
+    rssMb: () => readRssMb(pid),
+    peakRssMb: () => Math.max(peak, readRssMb(pid)),
+    resetPeak: () => (peak = readRssMb(pid)),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sampler);
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        process.kill(pid, 'SIGTERM');
+      }),
+  };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,12 +1,13 @@
 /**
  * The dial rules (contract §5–§6): one transaction per campaign and pass locks the campaign row
- * (`for update skip locked`: engines sharing a PostgreSQL take turns on it), checks the gateway,
+ * (`for no key update skip locked`: engines sharing a PostgreSQL take turns on it, while outcomes
+ * — whose CDRs reference the campaign — go on being written), checks the gateway,
  * the window and the owner's credit, works out how many calls may start (pace and caps), claims
  * due subscribers with `for update skip locked` (retries first, then by id), drops DNC hits
  * (NOT_AUTHORIZED) and inserts the callrequests (CALLING) — all committed before any dial.
  */
 import crypto from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { queryRows } from '../db/database.ts';
 import {
@@ -14,7 +15,6 @@ import {
   CampaignStatus,
   SubscriberStatus,
   callerids,
-  callrequests,
   campaigns,
   gateways,
   subscribers,
@@ -42,10 +42,15 @@ export interface ClaimResult {
   campaign?: CampaignRow;
   gateway?: GatewayRow;
   calls: ClaimedCall[];
+  /** The pass cap, not the pace or a line cap, stopped the claim: the next pass need not wait. */
+  more?: boolean;
 }
 
-/** At most this many calls start per campaign and pass, whatever the pace (keeps passes short). */
-const maxPerPass = 200;
+/**
+ * At most this many calls start per campaign and pass, whatever the pace (keeps a pass's
+ * transaction short); a pass that hits it is followed by another at once (engine.ts).
+ */
+export const maxPerPass = 500;
 /** A pace lag longer than this (idle campaign, slow pass) restarts the pace at now: no burst. */
 const maxCatchUpMs = 1000;
 
@@ -91,21 +96,24 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
 }
 
 /** Calls that may start now: pace, then max_aleg (when > 0) and the gateway's maximum_call. */
-async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number): Promise<number> {
+async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number, limit: number): Promise<number> {
   const [n] = await queryRows<{ campaign: number; gateway: number }>(
     tx,
     sql`select count(*) filter (where campaign_id = ${c.id})::int as campaign, count(*)::int as gateway
         from callrequests where status = ${CallRequestStatus.Calling} and gateway_id = ${gateway.id}`,
   );
-  let slots = Math.min(paceSlotCount, maxPerPass);
+  let slots = Math.min(paceSlotCount, limit);
   // Every dial_method honours max_aleg when > 0 (broadcast too): it bounds what a carrier sees.
   if (c.max_aleg > 0) slots = Math.min(slots, c.max_aleg - n.campaign);
   if (gateway.maximum_call !== null) slots = Math.min(slots, gateway.maximum_call - n.gateway);
   return Math.max(0, slots);
 }
 
-/** Claims up to `limit` due subscribers: due retries first, then new ones by id. */
-async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limit: number): Promise<SubscriberRow[]> {
+/** One SQL parameter holding a list of ids (`= any(…)`): no statement with thousands of parameters. */
+const idArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::bigint[]`;
+
+/** Claims (locks) up to `limit` due subscribers: due retries first, then new ones by id. */
+async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limit: number): Promise<number[]> {
   const now = ctx.clock.now().toISOString();
   const window = c.timezone_dialing ? subscriberWindowSql(c, ctx.clock.now(), ctx.config.timeZone) : sql`true`;
   const pick = (extra: ReturnType<typeof sql>, order: ReturnType<typeof sql>, n: number) =>
@@ -117,61 +125,55 @@ async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limi
     );
   const retries = await pick(sql`s.count_attempt > 0`, sql`s.next_attempt_at, s.id`, limit);
   const fresh = retries.length < limit ? await pick(sql`s.count_attempt = 0`, sql`s.id`, limit - retries.length) : [];
-  const ids = [...retries, ...fresh].map((r) => Number(r.id));
-  if (!ids.length) return [];
-  const rows = await tx.select().from(subscribers).where(inArray(subscribers.id, ids));
-  const order = new Map(ids.map((id, i) => [id, i]));
-  return rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return [...retries, ...fresh].map((r) => Number(r.id));
 }
 
 /** Marks the claimed subscribers on a DNC list NOT_AUTHORIZED (7); returns the ids left to dial. */
-async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<Set<number>> {
+async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<number[]> {
   const hits = await queryRows<{ id: number }>(
     tx,
     sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-        where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.duplicate_contact`, c.user_id, c.dnc_id)}
+        where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, c.user_id, c.dnc_id)}
         returning s.id`,
   );
   const hit = new Set(hits.map((h) => Number(h.id)));
-  return new Set(ids.filter((id) => !hit.has(id)));
+  return ids.filter((id) => !hit.has(id));
 }
 
-/** Inserts the CALLING callrequests and marks their subscribers IN_PROCESS. */
-async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, subs: SubscriberRow[]): Promise<ClaimedCall[]> {
+/** Marks the subscribers IN_PROCESS and inserts their CALLING callrequests (in claim order). */
+async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, ids: number[]): Promise<ClaimedCall[]> {
   const group = c.callerid_group_id
     ? await tx.select().from(callerids).where(eq(callerids.callerid_group_id, c.callerid_group_id))
     : [];
   const now = ctx.clock.now().toISOString();
-  const planned = subs.map((s) => ({
-    subscriber: s,
-    callUuid: crypto.randomUUID(),
-    dialled: gatewayNumber(gateway, s.duplicate_contact),
-    callerId: pickCallerId(c.callerid, group, s.duplicate_contact),
-    attempt: s.count_attempt + 1,
-  }));
-  const inserted = await tx
-    .insert(callrequests)
-    .values(
-      planned.map((p) => ({
-        campaign_id: c.id,
-        subscriber_id: p.subscriber.id,
-        status: CallRequestStatus.Calling,
-        call_uuid: p.callUuid,
-        phone_number: p.subscriber.duplicate_contact,
-        callerid: p.callerId,
-        gateway_id: gateway.id,
-        attempt: p.attempt,
-        engine_id: ctx.engineId,
-        call_time: now,
-      })),
-    )
-    .returning({ id: callrequests.id, call_uuid: callrequests.call_uuid });
-  const ids = new Map(inserted.map((r) => [r.call_uuid, Number(r.id)]));
-  await tx
+  const rows = await tx
     .update(subscribers)
     .set({ status: SubscriberStatus.InProcess, count_attempt: sql`${subscribers.count_attempt} + 1`, last_attempt: now, updated_date: now })
-    .where(inArray(subscribers.id, subs.map((s) => s.id)));
-  return planned.map((p) => ({ ...p, callrequestId: ids.get(p.callUuid) as number }));
+    .where(sql`${subscribers.id} = any(${idArray(ids)})`)
+    .returning();
+  const byId = new Map(rows.map((s) => [s.id, s]));
+  const planned = ids.flatMap((id) => {
+    const s = byId.get(id);
+    if (!s) return [];
+    return [{
+      subscriber: s,
+      callUuid: crypto.randomUUID(),
+      dialled: gatewayNumber(gateway, s.duplicate_contact),
+      callerId: pickCallerId(c.callerid, group, s.duplicate_contact),
+      attempt: s.count_attempt,
+    }];
+  });
+  const values = planned.map((p) => ({ subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact, callerid: p.callerId, attempt: p.attempt }));
+  const inserted = await queryRows<{ id: number; call_uuid: string }>(
+    tx,
+    sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, callerid, gateway_id, attempt, engine_id, call_time)
+        select ${c.id}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.callerid, ${gateway.id}, v.attempt,
+          ${ctx.engineId}, ${now}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, callerid text, attempt int)
+        returning id, call_uuid`,
+  );
+  const callIds = new Map(inserted.map((r) => [r.call_uuid, Number(r.id)]));
+  return planned.map((p) => ({ ...p, callrequestId: callIds.get(p.callUuid) as number }));
 }
 
 /** Writes engine_state when it changed (the campaign read shows it as `dialing_state`). */
@@ -183,14 +185,18 @@ async function noteState(tx: Db, c: CampaignRow, state: string, nextCallAt?: str
     .where(eq(campaigns.id, c.id));
 }
 
-/** One campaign's claim: the calls to dial now, committed as CALLING callrequests. */
-export async function claimCalls(ctx: EngineContext, campaignId: number): Promise<ClaimResult> {
+/**
+ * One campaign's claim: the calls to dial now, committed as CALLING callrequests; at most
+ * `limit` (the engine's room for calls in flight) and `maxPerPass`.
+ */
+export async function claimCalls(ctx: EngineContext, campaignId: number, options: { limit?: number } = {}): Promise<ClaimResult> {
+  const limit = Math.max(0, Math.min(maxPerPass, options.limit ?? maxPerPass));
   return ctx.db.transaction(async (tx) => {
     const [c] = await tx
       .select()
       .from(campaigns)
       .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, CampaignStatus.Start)))
-      .for('update', { skipLocked: true });
+      .for('no key update', { skipLocked: true });
     if (!c) return { calls: [] };
     const [gateway] = c.aleg_gateway_id ? await tx.select().from(gateways).where(eq(gateways.id, c.aleg_gateway_id)) : [];
     const reason = await blockReason(tx, ctx, c, gateway);
@@ -199,14 +205,13 @@ export async function claimCalls(ctx: EngineContext, campaignId: number): Promis
       return { campaign: c, gateway, calls: [] };
     }
     const pace = paceSlots(c.next_call_at, c.frequency, ctx.clock.now());
-    const slots = pace.slots ? await freeSlots(tx, c, gateway, pace.slots) : 0;
+    const slots = pace.slots && limit ? await freeSlots(tx, c, gateway, pace.slots, limit) : 0;
     const claimed = slots ? await claimSubscribers(tx, ctx, c, slots) : [];
-    const allowed = claimed.length ? await dropDoNotCall(tx, c, claimed.map((s) => s.id)) : new Set<number>();
-    const toDial = claimed.filter((s) => allowed.has(s.id));
+    const toDial = claimed.length ? await dropDoNotCall(tx, c, claimed) : [];
     const calls = toDial.length ? await startCalls(tx, ctx, c, gateway, toDial) : [];
     const next = calls.length ? new Date(pace.base + calls.length * pace.intervalMs).toISOString() : undefined;
     const state = slots === 0 && pace.slots > 0 ? 'dialing (all lines busy)' : pace.slots && !claimed.length ? 'idle (no subscriber due)' : 'dialing';
     await noteState(tx, c, state, next);
-    return { campaign: c, gateway, calls };
+    return { campaign: c, gateway, calls, more: slots === limit && pace.slots > limit && claimed.length === slots };
   });
 }

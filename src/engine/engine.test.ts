@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
-import { CampaignStatus, campaigns, dncContacts, dncLists, subscribers, users } from '../db/schema.ts';
+import { CallRequestStatus, CampaignStatus, SubscriberStatus, campaigns, dncContacts, dncLists, subscribers, users } from '../db/schema.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
+import { claimCalls } from './dialer.ts';
 import { pass, scenario } from './engine.fixtures.ts';
+import { type CallOutcome, OutcomeWriter } from './outcome.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -134,4 +136,52 @@ test(`ABORT hangs up the calls in progress and aborts pending subscribers (${dbL
   assert.deepEqual(s.driver.calls[0].log, ['hangup:487']);
   const rows = await subscriberRows(s.campaignId);
   assert.deepEqual(rows.map((r) => r.status), [3, 3], JSON.stringify(rows));
+});
+
+test(`outcomes written in one batch: one that fails leaves the other recorded and itself untouched (${dbLabel})`, async () => {
+  const s = await scenario(db, { numbers: ['+15550001', '+15550002'], user: { balance: '10', call_rate: '0.6' }, campaign: { next_call_at: '2026-01-05T08:59:59Z' } });
+  const { calls } = await claimCalls(s.engine.ctx, s.campaignId);
+  assert.equal(calls.length, 2);
+  const at = s.clock.now();
+  const outcome = (i: number, callUuid: string): CallOutcome => ({
+    callrequestId: calls[i].callrequestId,
+    callUuid,
+    campaignId: s.campaignId,
+    userId: s.userId,
+    subscriberId: calls[i].subscriber.id,
+    contactId: null,
+    phoneNumber: calls[i].subscriber.duplicate_contact,
+    callerId: calls[i].callerId,
+    hangup: { cause: 16, causeName: 'NORMAL_CLEARING', startedAt: at, answeredAt: at, endedAt: new Date(at.getTime() + 60_000), duration: 60, billsec: 60 },
+    amd: 'none',
+    results: [],
+    transfers: [],
+    completed: false,
+  });
+  const writer = new OutcomeWriter(db, 6, { delayMs: 50 });
+  // Both wait in the same batch; the second's CDR callid is too long for the column.
+  const [good, bad] = await Promise.allSettled([writer.record(outcome(0, calls[0].callUuid)), writer.record(outcome(1, 'x'.repeat(100)))]);
+  assert.equal(good.status, 'fulfilled');
+  assert.equal(bad.status, 'rejected');
+  const requests = await queryRows<{ id: number; status: number }>(
+    db,
+    sql`select id, status from callrequests where campaign_id = ${s.campaignId} order by id`,
+  );
+  assert.deepEqual(requests.map((r) => r.status), [CallRequestStatus.Success, CallRequestStatus.Calling]);
+  const cdrs = await queryRows<{ callrequest_id: number; call_cost: string }>(db, sql`select callrequest_id, call_cost from cdrs where campaign_id = ${s.campaignId}`);
+  assert.deepEqual(cdrs.map((c) => [Number(c.callrequest_id), Number(c.call_cost)]), [[calls[0].callrequestId, 0.6]]);
+  assert.deepEqual((await subscriberRows(s.campaignId)).map((r) => r.status), [SubscriberStatus.Sent, SubscriberStatus.InProcess]);
+  const [owner] = await db.select().from(users).where(eq(users.id, s.userId));
+  assert.equal(Number(owner.balance), 9.4); // billed once, for the recorded call only
+});
+
+test(`a claim capped below the pace says more is due, and the last one does not (${dbLabel})`, async () => {
+  // The pace allows thousands now (the last start was half a second ago at 10,000 a second).
+  const s = await scenario(db, { numbers: ['+15550001', '+15550002', '+15550003'], campaign: { frequency: 600_000, next_call_at: '2026-01-05T08:59:59.500Z' } });
+  const first = await claimCalls(s.engine.ctx, s.campaignId, { limit: 2 });
+  assert.equal(first.calls.length, 2);
+  assert.equal(first.more, true);
+  const second = await claimCalls(s.engine.ctx, s.campaignId, { limit: 2 });
+  assert.equal(second.calls.length, 1);
+  assert.equal(second.more, false);
 });

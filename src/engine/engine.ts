@@ -14,8 +14,10 @@ import { dial } from './call.ts';
 import type { EngineContext } from './context.ts';
 import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from './drivers/driver.ts';
+import { OutcomeWriter } from './outcome.ts';
 import { beat, recoverOrphans } from './recover.ts';
 import { spoolNewContacts } from './spool.ts';
+import { SmsEngine } from './sms.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   engineId?: string;
@@ -26,6 +28,8 @@ export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   staleMs?: number;
   /** stop(): calls still up after this long are hung up (and recorded). */
   stopGraceMs?: number;
+  /** At most this many calls in flight (dialling, or waiting for their outcome to be written); 5000. */
+  maxInFlight?: number;
 }
 
 export interface PassResult {
@@ -33,6 +37,8 @@ export interface PassResult {
   ended: number;
   aborted: number;
   joined: number;
+  /** SMS messages claimed by the pass (sms.ts). */
+  messages: number;
 }
 
 interface InFlight {
@@ -49,11 +55,24 @@ export class Engine {
   private stopping = false;
   private wakeUp?: () => void;
   private lastRecovery = 0;
+  /** The last pass stopped at a claim cap with calls still due: the next one runs at once. */
+  private more = false;
+  private lastBeat = -Infinity;
+  private readonly writer: OutcomeWriter;
+  /** The SMS campaigns' sending (sms.ts): its runs count as in flight for settle() and stop(). */
+  private readonly sms: SmsEngine;
 
   constructor(options: EngineOptions) {
     this.options = options;
     const engineId = options.engineId ?? `${os.hostname().slice(0, 30)}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
     this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
+    this.writer = new OutcomeWriter(options.db, options.config.billingIncrement);
+    this.ctx.smsDrivers = options.smsDrivers;
+    this.sms = new SmsEngine(this.ctx, () => this.stopping);
+  }
+
+  private get maxInFlight(): number {
+    return this.options.maxInFlight ?? 5000;
   }
 
   /** Calls this engine has in flight. */
@@ -65,33 +84,53 @@ export class Engine {
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();
     await beat(this.ctx);
-    return recoverOrphans(this.ctx, { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.options.staleMs ?? 15_000 });
+    const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.options.staleMs ?? 15_000 };
+    return (await recoverOrphans(this.ctx, dead)) + (await this.sms.recover(dead));
+  }
+
+  /** Beats at most once a second (back-to-back passes would each commit one). */
+  private async heartbeat(): Promise<void> {
+    const now = this.ctx.clock.now().getTime();
+    if (Math.abs(now - this.lastBeat) < 1000) return;
+    await beat(this.ctx);
+    this.lastBeat = now;
   }
 
   /** One scheduling pass. */
   async runOnce(): Promise<PassResult> {
     const { db, clock } = this.ctx;
-    await beat(this.ctx);
+    await this.heartbeat();
     if (clock.now().getTime() - this.lastRecovery > 10_000) await this.recover();
     const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });
     const ended = await this.endCampaigns();
     const aborted = await this.applyAbort();
     let started = 0;
+    this.more = false;
     const live = await queryRows<{ id: number }>(db, sql`select id from campaigns where status = ${CampaignStatus.Start} order by id`);
     for (const { id } of live) {
       if (this.stopping) break;
-      const { campaign, gateway, calls } = await claimCalls(this.ctx, id);
+      const room = this.maxInFlight - this.inFlight.size;
+      if (room <= 0) {
+        this.more = true;
+        break;
+      }
+      const { campaign, gateway, calls, more } = await claimCalls(this.ctx, id, { limit: room });
+      if (more) this.more = true;
       if (!campaign || !gateway) continue;
       for (const claimed of calls) {
         const entry: InFlight = { campaignId: id, task: Promise.resolve() };
         this.inFlight.set(claimed.callrequestId, entry);
-        entry.task = dial(this.ctx, campaign, gateway, claimed, (call) => (entry.call = call))
+        entry.task = dial(this.ctx, campaign, gateway, claimed, (call) => (entry.call = call), (o) => this.writer.record(o))
           .catch((err: Error) => this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`))
-          .finally(() => this.inFlight.delete(claimed.callrequestId));
+          .finally(() => {
+            this.inFlight.delete(claimed.callrequestId);
+            if (this.more && this.inFlight.size <= this.maxInFlight / 2) this.wake();
+          });
         started++;
       }
     }
-    return { started, ended, aborted, joined };
+    const messages = await this.sms.runOnce();
+    return { started, ended, aborted, joined, messages };
   }
 
   /** END: campaigns past their expiration, and end_when_done ones with every subscriber final. */
@@ -132,9 +171,14 @@ export class Engine {
   /** Resolves when every call this engine has in flight is recorded. */
   async settle(): Promise<void> {
     while (this.inFlight.size) await Promise.all([...this.inFlight.values()].map((f) => f.task));
+    await this.sms.settle();
   }
 
-  /** Runs passes until stop(): one pass, then sleep pollMs or until wake(). */
+  /**
+   * Runs passes until stop(): one pass, then sleep pollMs or until wake(). A pass cut short by a
+   * claim cap is followed by the next at once, or as soon as a call in flight ends when the
+   * engine is full.
+   */
   start(): void {
     if (this.running) return;
     this.stopping = false;
@@ -146,6 +190,10 @@ export class Engine {
           this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
         }
         if (this.stopping) break;
+        if (this.more && this.inFlight.size <= this.maxInFlight / 2) {
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.options.pollMs ?? 200);
           this.wakeUp = () => {

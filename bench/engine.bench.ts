@@ -1,0 +1,267 @@
+/**
+ * npm run bench:engine — the dialer engine end to end with the simulator driver at zero ring and
+ * talk time. On PostgreSQL: a BENCH_SUBSCRIBERS (default 1,000,000) subscriber voice campaign,
+ * no pace limit, run by `campaign-dialer serve --role engine` in a child process (the API in
+ * another). Prints the spool time of the real start (PATCH status=1) against the baseline, a raw
+ * INSERT … SELECT of the same rows into a scratch table shaped like `subscribers`; the sustained
+ * rate of calls fully recorded (callrequest, CDR, billing, statuses); the engine's RSS at start
+ * and its peak; the slowdown with a BENCH_DNC (default 10,000,000) number DNC list loaded (two
+ * BENCH_DNC_SUBSCRIBERS campaigns, before and after loading it); and the pacing of a frequency
+ * 600 campaign over BENCH_PACE_SECONDS (default 60) of real time, in 10-second windows. On
+ * PGlite (one process: `serve --role all`): BENCH_PGLITE_SUBSCRIBERS (default 50,000), spool,
+ * rate and RSS only. Targets: spool ≤ 10 s; ≥ 2,000 calls/s on PostgreSQL, ≥ 300/s on PGlite;
+ * each pacing window within ±5 % of 100 starts; DNC slowdown ≤ 10 %; RSS flat, ≤ 300 MB.
+ * BENCH_DB=postgres or pglite runs one; BENCH_PROFILE=<dir> writes the engine's CPU profile there.
+ */
+import { sql } from 'drizzle-orm';
+import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
+import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
+
+const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
+const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
+const dncRows = Number(process.env.BENCH_DNC ?? 10_000_000);
+const dncSubscribers = Number(process.env.BENCH_DNC_SUBSCRIBERS ?? 200_000);
+const paceSeconds = Number(process.env.BENCH_PACE_SECONDS ?? 60);
+const password = 'bench-user-password';
+const auth = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+const startBalance = 1_000_000_000;
+/** Zero ring and talk time; every outcome is immediate (no ring-outs, which wait calltimeout). */
+const simulator = { answer_rate: 0.8, busy_rate: 0.1, noanswer_rate: 0, machine_rate: 0, ring_seconds: [0, 0], talk_seconds: [0, 0] };
+
+interface Fixture {
+  userId: number;
+  gatewayId: number;
+  surveyId: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const one = async <T>(db: Database, query: ReturnType<typeof sql>) => (await queryRows<T>(db.db, query))[0];
+
+async function fixture(db: Database): Promise<Fixture> {
+  const user = await one<{ id: number }>(db, sql`update users set balance = ${startBalance}, call_rate = 0.01 where username = 'bench' returning id`);
+  const gw = await one<{ id: number }>(
+    db,
+    sql`insert into gateways (name, driver, settings) values ('bench', 'simulator', ${JSON.stringify(simulator)}::jsonb) returning id`,
+  );
+  const survey = await one<{ id: number }>(db, sql`insert into survey_templates (name, user_id) values ('bench', ${user.id}) returning id`);
+  await db.db.execute(sql`insert into section_templates (survey_id, "order", question, script) values (${survey.id}, 1, 'Hello', 'Hello')`);
+  return { userId: user.id, gatewayId: gw.id, surveyId: survey.id };
+}
+
+/** A phonebook of `n` contacts +1<area><7 digits>, written set-based. */
+async function phonebook(db: Database, f: Fixture, area: string, n: number): Promise<number> {
+  const book = await one<{ id: number }>(db, sql`insert into phonebooks (name, user_id) values (${`bench ${area}`}, ${f.userId}) returning id`);
+  await db.db.execute(sql`insert into contacts (phonebook_id, contact, full_name)
+    select ${book.id}, '+1' || ${area} || lpad(g::text, 7, '0'), 'Contact ' || g from generate_series(1, ${n}) g`);
+  return book.id;
+}
+
+/** A NEW campaign on `book` that ends when every subscriber is done. */
+async function campaign(db: Database, f: Fixture, book: number, name: string, frequency: number): Promise<number> {
+  const c = await one<{ id: number }>(
+    db,
+    sql`insert into campaigns (campaign_code, name, user_id, callerid, aleg_gateway_id, survey_id, frequency, max_aleg, maxretry,
+          calltimeout, startingdate, expirationdate, end_when_done)
+        values (${name.toUpperCase()}, ${name}, ${f.userId}, '5550100', ${f.gatewayId}, ${f.surveyId}, ${frequency}, 0, 0,
+          45, now() - interval '1 day', now() + interval '2 days', true) returning id`,
+  );
+  await db.db.execute(sql`insert into campaign_phonebooks (campaign_id, phonebook_id) values (${c.id}, ${book})`);
+  return c.id;
+}
+
+/** The baseline of the spool: the same rows, raw INSERT … SELECT into a table like subscribers. */
+async function spoolBaseline(db: Database, book: number): Promise<number> {
+  await db.db.execute(sql`create table bench_scratch (like subscribers including defaults including indexes)`);
+  const started = Date.now();
+  await db.db.execute(sql`insert into bench_scratch (campaign_id, contact_id, duplicate_contact, full_name, additional_vars)
+    select 0, c.id, c.contact, c.full_name, c.additional_vars from contacts c where c.phonebook_id = ${book}`);
+  const seconds = (Date.now() - started) / 1000;
+  await db.db.execute(sql`drop table bench_scratch`);
+  return seconds;
+}
+
+async function patchStatus(server: Server, id: number, status: number): Promise<number> {
+  const started = Date.now();
+  const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, {
+    method: 'PATCH',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ status }),
+  });
+  if (res.status >= 300) throw new Error(`PATCH status=${status} answered ${res.status}: ${await res.text()}`);
+  return (Date.now() - started) / 1000;
+}
+
+async function campaignStatus(server: Server, id: number): Promise<number> {
+  const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, { headers: { authorization: auth } });
+  return ((await res.json()) as { status: number }).status;
+}
+
+/**
+ * Waits for the campaign to END (every subscriber done); with `db`, samples the recorded calls
+ * each second and returns the rate between 10 % and 90 % of them (the sustained rate).
+ */
+async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<{ seconds: number; sustained?: number }> {
+  const started = Date.now();
+  const samples: { t: number; done: number }[] = [];
+  const ended = async () =>
+    db ? (await one<{ status: number }>(db, sql`select status from campaigns where id = ${id}`)).status === 4 : (await campaignStatus(server, id)) === 4;
+  while (!(await ended())) {
+    if (db) {
+      const row = await one<{ n: number }>(db, sql`select count(*)::int as n from cdrs where campaign_id = ${id}`);
+      samples.push({ t: Date.now(), done: row.n });
+    }
+    await sleep(1000);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const from = samples.find((s) => s.done >= n * 0.1);
+  const to = samples.find((s) => s.done >= n * 0.9);
+  const sustained = from && to && to.t > from.t ? (to.done - from.done) / ((to.t - from.t) / 1000) : undefined;
+  return { seconds, sustained };
+}
+
+/** Every call of the campaign fully recorded, and billed to the cent. */
+async function check(db: Database, f: Fixture, id: number, n: number): Promise<void> {
+  const r = await one<{ cdrs: number; open: number; pending: number; billed: string; spent: string }>(
+    db,
+    sql`select (select count(*)::int from cdrs where campaign_id = ${id}) as cdrs,
+          (select count(*)::int from callrequests where campaign_id = ${id} and status = 7) as open,
+          (select count(*)::int from subscribers where campaign_id = ${id} and status in (1, 2, 6)) as pending,
+          (select coalesce(sum(call_cost), 0)::text from cdrs where user_id = ${f.userId}) as billed,
+          (select (${startBalance} - balance)::text from users where id = ${f.userId}) as spent`,
+  );
+  if (r.cdrs !== n || r.open !== 0 || r.pending !== 0 || Number(r.billed) !== Number(r.spent)) {
+    throw new Error(`campaign ${id} not fully recorded: ${JSON.stringify(r)} of ${n}`);
+  }
+}
+
+/** The starts of the paced campaign in 10-second windows from its first call. */
+async function paceWindows(db: Database, id: number): Promise<number[]> {
+  const rows = await queryRows<{ w: number; n: number }>(
+    db.db,
+    sql`with first as (select min(call_time) as t0 from callrequests where campaign_id = ${id})
+        select floor(extract(epoch from (r.call_time - first.t0)) / 10)::int as w, count(*)::int as n
+        from callrequests r, first where r.campaign_id = ${id} group by 1 order by 1`,
+  );
+  return rows.filter((r) => r.w < paceSeconds / 10).map((r) => r.n);
+}
+
+function rssLine(name: string, proc: Worker | Server, startMb: number, during: string): void {
+  const peak = proc.peakRssMb();
+  console.log(`${name}: engine RSS at start ${fmt(startMb)} MB, peak ${fmt(peak)} MB during ${during} (target ≤ 300 MB, flat)`);
+}
+
+async function postgres(backend: Backend): Promise<void> {
+  const n = subscribersPg;
+  const db = await openDatabase({ url: backend.env.DATABASE_URL });
+  const f = await fixture(db);
+  const book = await phonebook(db, f, '203', n);
+  const main = await campaign(db, f, book, 'benchmain', 10_000_000);
+  await db.db.execute(sql`vacuum analyze contacts`);
+  const baseline = await spoolBaseline(db, book);
+  const server = await startServer(backend, 'bench-admin-password');
+  // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const engine = await startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
+    Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
+  );
+  try {
+    const rssStart = engine.rssMb();
+    engine.resetPeak();
+    const spool = await patchStatus(server, main, 1);
+    console.log(`PostgreSQL: spool of ${fmt(n)} subscribers ${fmt(spool, 1)} s (target ≤ 10 s); baseline raw INSERT … SELECT ${fmt(baseline, 1)} s`);
+    const run = await runToEnd(server, main, n, db);
+    await check(db, f, main, n);
+    console.log(
+      `PostgreSQL: ${fmt(n)} calls recorded in ${fmt(run.seconds, 1)} s (${fmt(n / run.seconds)} calls/s overall, ` +
+        `${fmt(run.sustained ?? 0)} calls/s sustained between 10 % and 90 %; target ≥ 2,000)`,
+    );
+    rssLine('PostgreSQL', engine, rssStart, `${fmt(n)} calls`);
+
+    if (dncRows > 0 && dncSubscribers > 0) {
+      const dncBook = await phonebook(db, f, '475', dncSubscribers);
+      const before = await campaign(db, f, dncBook, 'benchnodnc', 10_000_000);
+      await patchStatus(server, before, 1);
+      const a = await runToEnd(server, before, dncSubscribers, db);
+      console.log(`PostgreSQL: ${fmt(dncSubscribers)} calls without a DNC list: ${fmt(a.seconds, 1)} s (${fmt(dncSubscribers / a.seconds)} calls/s)`);
+      const loadStarted = Date.now();
+      const list = await one<{ id: number }>(db, sql`insert into dnc_lists (name, user_id, is_global) values ('bench', ${f.userId}, true) returning id`);
+      // Numbers of the same shape as the campaign's, none of them on it (the lookups all miss).
+      await db.db.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
+        select ${list.id}, '+1' || (3000000000::bigint + g)::text from generate_series(1, ${dncRows}) g`);
+      await db.db.execute(sql`analyze dnc_contacts`);
+      const load = (Date.now() - loadStarted) / 1000;
+      // The load's gigabyte of dirty pages is flushed now, not during the run it is compared by.
+      await db.db.execute(sql`checkpoint`);
+      const after = await campaign(db, f, dncBook, 'benchdnc', 10_000_000);
+      await patchStatus(server, after, 1);
+      const b = await runToEnd(server, after, dncSubscribers, db);
+      await check(db, f, after, dncSubscribers);
+      const slowdown = (b.seconds / a.seconds - 1) * 100;
+      console.log(
+        `PostgreSQL: ${fmt(dncSubscribers)} calls ${fmt(dncSubscribers / a.seconds)} calls/s without DNC, ${fmt(dncSubscribers / b.seconds)} calls/s ` +
+          `with ${fmt(dncRows)} DNC numbers (loaded in ${fmt(load, 1)} s): slowdown ${fmt(slowdown, 1)} % (target ≤ 10 %)`,
+      );
+    }
+
+    if (paceSeconds > 0) {
+      const paceBook = await phonebook(db, f, '860', paceSeconds * 10 + 200);
+      const paced = await campaign(db, f, paceBook, 'benchpace', 600);
+      await patchStatus(server, paced, 1);
+      await sleep(paceSeconds * 1000 + 2000);
+      await patchStatus(server, paced, 4);
+      const windows = await paceWindows(db, paced);
+      const worst = Math.max(...windows.map((w) => Math.abs(w - 100)));
+      console.log(`PostgreSQL: pacing at frequency 600 over ${paceSeconds} s, starts per 10 s window: ${windows.join(', ')} (worst ±${worst} %, target ±5 %)`);
+    }
+    rssLine('PostgreSQL', engine, rssStart, 'the whole run (main, DNC and pacing campaigns)');
+  } finally {
+    await engine.stop();
+    await server.stop();
+    await db.close();
+  }
+}
+
+async function pglite(backend: Backend): Promise<void> {
+  const n = subscribersPglite;
+  let db = await openDatabase({ dataDir: backend.env.DATA_DIR });
+  const f = await fixture(db);
+  const book = await phonebook(db, f, '203', n);
+  const main = await campaign(db, f, book, 'benchmain', 10_000_000);
+  const baseline = await spoolBaseline(db, book);
+  await db.close();
+  // One process per PGlite database: the API and the engine together.
+  const server = await startServer(backend, 'bench-admin-password', {}, 'all');
+  try {
+    const rssStart = server.rssMb();
+    server.resetPeak();
+    const spool = await patchStatus(server, main, 1);
+    console.log(`PGlite: spool of ${fmt(n)} subscribers ${fmt(spool, 1)} s; baseline raw INSERT … SELECT ${fmt(baseline, 1)} s`);
+    const run = await runToEnd(server, main, n);
+    console.log(`PGlite: ${fmt(n)} calls recorded in ${fmt(run.seconds, 1)} s (${fmt(n / run.seconds)} calls/s overall; target ≥ 300)`);
+    rssLine('PGlite (API and engine in one process)', server, rssStart, `${fmt(n)} calls`);
+  } finally {
+    await server.stop();
+  }
+  db = await openDatabase({ dataDir: backend.env.DATA_DIR });
+  try {
+    await check(db, f, main, n);
+  } finally {
+    await db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:engine — PostgreSQL ${fmt(subscribersPg)} subscribers, PGlite ${fmt(subscribersPglite)}; simulator ${JSON.stringify(simulator)}; node ${process.version}`,
+  );
+  for (const backend of await backends('engine')) {
+    try {
+      cli(['user', 'create', '--username', 'bench', '--password', password], backend.env);
+      await (backend.name === 'PostgreSQL' ? postgres(backend) : pglite(backend));
+    } finally {
+      await backend.cleanup();
+    }
+  }
+}
+
+await main();

@@ -185,3 +185,14 @@ test(`a claim capped below the pace says more is due, and the last one does not 
   assert.equal(second.calls.length, 1);
   assert.equal(second.more, false);
 });
+
+test(`max_aleg and the gateway's maximum_call still cap the calls at once when the pace allows more (${dbLabel})`, async () => {
+  const numbers = ['+15550001', '+15550002', '+15550003', '+15550004'];
+  const capped = await scenario(db, { numbers, campaign: { frequency: 600_000, max_aleg: 2, next_call_at: '2026-01-05T08:59:59.500Z' }, script: () => ({ hold: true }) });
+  assert.equal((await capped.engine.runOnce()).started, 2);
+  assert.equal((await capped.engine.runOnce()).started, 0);
+  await capped.engine.stop();
+  const gateway = await scenario(db, { numbers, campaign: { frequency: 600_000, next_call_at: '2026-01-05T08:59:59.500Z' }, gateway: { maximum_call: 3 }, script: () => ({ hold: true }) });
+  assert.equal((await gateway.engine.runOnce()).started, 3);
+  await gateway.engine.stop();
+});

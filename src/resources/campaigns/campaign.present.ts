@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import type { WindowFields } from '../../engine/window.ts';
 import { linker } from '../../http/links.ts';
 import { decimalString, isoTime } from '../../http/present.ts';
 import { type CampaignRow, gatewayStatuses, phonebooksOf, totalsOf } from './campaign.repository.ts';
@@ -8,6 +9,21 @@ import type { CampaignRecord } from './campaign.schema.ts';
 import { dialingState, progressOf } from './campaign.state.ts';
 
 export type CampaignJson = Static<typeof CampaignRecord>;
+
+/** The calling window of a voice or SMS campaign row, as the record shows it. */
+export function presentWindow(row: WindowFields) {
+  return {
+    daily_start_time: row.daily_start_time,
+    daily_stop_time: row.daily_stop_time,
+    monday: row.monday,
+    tuesday: row.tuesday,
+    wednesday: row.wednesday,
+    thursday: row.thursday,
+    friday: row.friday,
+    saturday: row.saturday,
+    sunday: row.sunday,
+  };
+}
 
 /** Presents campaign rows, loading what the record adds (phonebooks, progress) in a few set queries. */
 export async function presentCampaigns(
@@ -50,15 +66,7 @@ export async function presentCampaigns(
     dnc: link('dnc', row.dnc_id),
     callerid_group: link('callerid_group', row.callerid_group_id),
     user: link('users', row.user_id) as string,
-    daily_start_time: row.daily_start_time,
-    daily_stop_time: row.daily_stop_time,
-    monday: row.monday,
-    tuesday: row.tuesday,
-    wednesday: row.wednesday,
-    thursday: row.thursday,
-    friday: row.friday,
-    saturday: row.saturday,
-    sunday: row.sunday,
+    ...presentWindow(row),
     timezone_dialing: row.timezone_dialing,
     completion_enabled: row.completion_enabled,
     end_when_done: row.end_when_done,

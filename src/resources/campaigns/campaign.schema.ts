@@ -97,6 +97,19 @@ export function campaignFields(timeZone: string) {
     callerid_group: link(['callerid_group', 'callerid-group'], ownedRow(calleridGroups), { nullable: true }),
     user: userLink(),
     phonebook: linkList(['phonebook'], ownedRow(phonebooks)),
+    ...windowFields(),
+    timezone_dialing: boolean(),
+    end_when_done: boolean(),
+    completion_enabled: boolean(),
+    status: choice(Object.values(CampaignStatus)),
+  };
+}
+
+export type CampaignFields = ReturnType<typeof campaignFields>;
+
+/** The calling window (contract §5), the same fields on voice and SMS campaigns. */
+export function windowFields() {
+  return {
     daily_start_time: timeOfDay(),
     daily_stop_time: timeOfDay(),
     monday: boolean(),
@@ -106,14 +119,21 @@ export function campaignFields(timeZone: string) {
     friday: boolean(),
     saturday: boolean(),
     sunday: boolean(),
-    timezone_dialing: boolean(),
-    end_when_done: boolean(),
-    completion_enabled: boolean(),
-    status: choice(Object.values(CampaignStatus)),
   };
 }
 
-export type CampaignFields = ReturnType<typeof campaignFields>;
+/** The calling window in a campaign record (voice and SMS). */
+export const WindowRecord = {
+  daily_start_time: Type.String(),
+  daily_stop_time: Type.String(),
+  monday: Type.Boolean(),
+  tuesday: Type.Boolean(),
+  wednesday: Type.Boolean(),
+  thursday: Type.Boolean(),
+  friday: Type.Boolean(),
+  saturday: Type.Boolean(),
+  sunday: Type.Boolean(),
+};
 
 const Link = Type.String({ format: 'uri' });
 const NullableLink = Type.Union([Link, Type.Null()]);
@@ -159,15 +179,7 @@ export const CampaignRecord = Type.Object({
   dnc: NullableLink,
   callerid_group: NullableLink,
   user: Link,
-  daily_start_time: Type.String(),
-  daily_stop_time: Type.String(),
-  monday: Type.Boolean(),
-  tuesday: Type.Boolean(),
-  wednesday: Type.Boolean(),
-  thursday: Type.Boolean(),
-  friday: Type.Boolean(),
-  saturday: Type.Boolean(),
-  sunday: Type.Boolean(),
+  ...WindowRecord,
   timezone_dialing: Type.Boolean(),
   completion_enabled: Type.Boolean(),
   end_when_done: Type.Boolean(),

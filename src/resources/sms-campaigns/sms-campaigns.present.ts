@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.ts';
 import { SmsSubscriberStatus } from '../../db/schema.ts';
 import { linker } from '../../http/links.ts';
 import { decimalString, isoTime } from '../../http/present.ts';
+import { presentWindow } from '../campaigns/campaign.present.ts';
 import { DialingState, dialingState, subscriberCounts } from '../campaigns/campaign.state.ts';
 import {
   type SmsCampaignRow,
@@ -68,15 +69,7 @@ export async function presentSmsCampaigns(
       callmaxduration: row.callmaxduration,
       maxretry: row.maxretry,
       intervalretry: row.intervalretry,
-      daily_start_time: row.daily_start_time,
-      daily_stop_time: row.daily_stop_time,
-      monday: row.monday,
-      tuesday: row.tuesday,
-      wednesday: row.wednesday,
-      thursday: row.thursday,
-      friday: row.friday,
-      saturday: row.saturday,
-      sunday: row.sunday,
+      ...presentWindow(row),
       text_message: row.text_message,
       end_when_done: row.end_when_done,
       has_been_started: row.has_been_started,

@@ -5,9 +5,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { CampaignStatus, phonebooks } from '../../db/schema.ts';
-import { boolean, choice, integer, link, linkList, text, timeOfDay } from '../../http/fields.ts';
+import { boolean, choice, integer, link, linkList, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
-import { anySmsGateway, campaignDate, ownedRow } from '../campaigns/campaign.schema.ts';
+import { anySmsGateway, campaignDate, ownedRow, WindowRecord, windowFields } from '../campaigns/campaign.schema.ts';
 
 /** A frequency this high (messages per minute) means "no pace limit": send as fast as the engine can. */
 export const UNPACED_FREQUENCY = 1_000_000;
@@ -30,15 +30,7 @@ export function smsCampaignFields(timeZone: string) {
     callmaxduration: count(1),
     maxretry: integer({ min: 0, max: 100 }),
     intervalretry: count(0),
-    daily_start_time: timeOfDay(),
-    daily_stop_time: timeOfDay(),
-    monday: boolean(),
-    tuesday: boolean(),
-    wednesday: boolean(),
-    thursday: boolean(),
-    friday: boolean(),
-    saturday: boolean(),
-    sunday: boolean(),
+    ...windowFields(),
     end_when_done: boolean(),
     status: choice(Object.values(CampaignStatus)),
   };
@@ -66,15 +58,7 @@ export const SmsCampaignRecord = Type.Object({
   callmaxduration: Type.Integer(),
   maxretry: Type.Integer(),
   intervalretry: Type.Integer(),
-  daily_start_time: Type.String(),
-  daily_stop_time: Type.String(),
-  monday: Type.Boolean(),
-  tuesday: Type.Boolean(),
-  wednesday: Type.Boolean(),
-  thursday: Type.Boolean(),
-  friday: Type.Boolean(),
-  saturday: Type.Boolean(),
-  sunday: Type.Boolean(),
+  ...WindowRecord,
   text_message: Type.String(),
   end_when_done: Type.Boolean(),
   has_been_started: Type.Boolean(),

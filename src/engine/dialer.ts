@@ -178,13 +178,17 @@ async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: G
   return planned.map((p) => ({ ...p, callrequestId: callIds.get(p.callUuid) as number }));
 }
 
-/** Writes engine_state when it changed (the campaign read shows it as `dialing_state`). */
-async function noteState(tx: Db, c: CampaignRow, state: string, nextCallAt?: string): Promise<void> {
+/** Writes engine_state when it changed (a voice or SMS campaign read shows it as `dialing_state`), and the pace. */
+export async function noteState(
+  tx: Db,
+  table: 'campaigns' | 'sms_campaigns',
+  c: { id: number; engine_state: string | null },
+  state: string,
+  nextCallAt?: string,
+): Promise<void> {
   if (c.engine_state === state && nextCallAt === undefined) return;
-  await tx
-    .update(campaigns)
-    .set({ engine_state: state, ...(nextCallAt !== undefined ? { next_call_at: nextCallAt } : {}) })
-    .where(eq(campaigns.id, c.id));
+  await tx.execute(sql`update ${sql.identifier(table)} set engine_state = ${state},
+      next_call_at = coalesce(${nextCallAt ?? null}::timestamptz, next_call_at) where id = ${c.id}`);
 }
 
 /**
@@ -203,7 +207,7 @@ export async function claimCalls(ctx: EngineContext, campaignId: number, options
     const [gateway] = c.aleg_gateway_id ? await tx.select().from(gateways).where(eq(gateways.id, c.aleg_gateway_id)) : [];
     const reason = await blockReason(tx, ctx, c, gateway);
     if (reason) {
-      await noteState(tx, c, reason);
+      await noteState(tx, 'campaigns', c, reason);
       return { campaign: c, gateway, calls: [] };
     }
     const pace = paceSlots(c.next_call_at, c.frequency, ctx.clock.now());
@@ -213,7 +217,7 @@ export async function claimCalls(ctx: EngineContext, campaignId: number, options
     const calls = toDial.length ? await startCalls(tx, ctx, c, gateway, toDial) : [];
     const next = calls.length ? new Date(pace.base + calls.length * pace.intervalMs).toISOString() : undefined;
     const state = slots === 0 && pace.slots > 0 ? 'dialing (all lines busy)' : pace.slots && !claimed.length ? 'idle (no subscriber due)' : 'dialing';
-    await noteState(tx, c, state, next);
+    await noteState(tx, 'campaigns', c, state, next);
     return { campaign: c, gateway, calls, more: slots === limit && pace.slots > limit && claimed.length === slots };
   });
 }

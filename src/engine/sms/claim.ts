@@ -12,7 +12,7 @@ import { CampaignStatus, smsCampaigns, smsGateways, smsSubscribers, SmsSubscribe
 import { doNotCallSql } from '../../resources/dnc-contact/dnc.check.ts';
 import { UNPACED_FREQUENCY } from '../../resources/sms-campaigns/sms-campaigns.schema.ts';
 import type { EngineContext } from '../context.ts';
-import { paceSlots } from '../dialer.ts';
+import { noteState, paceSlots } from '../dialer.ts';
 import { smsParts } from '../sms-drivers/encoding.ts';
 import { windowBlock } from '../window.ts';
 import { renderSms } from './render.ts';
@@ -115,15 +115,6 @@ async function insertMessages(tx: Db, ctx: EngineContext, c: SmsCampaignRow, gat
   });
 }
 
-/** Writes engine_state (and the pace) when it changed; the campaign read shows it as `dialing_state`. */
-async function noteState(tx: Db, c: SmsCampaignRow, state: string, nextCallAt?: string): Promise<void> {
-  if (c.engine_state === state && nextCallAt === undefined) return;
-  await tx
-    .update(smsCampaigns)
-    .set({ engine_state: state, ...(nextCallAt !== undefined ? { next_call_at: nextCallAt } : {}) })
-    .where(eq(smsCampaigns.id, c.id));
-}
-
 /** One campaign's claim: the messages to send now, committed 'unsent'. */
 export async function claimMessages(ctx: EngineContext, campaignId: number): Promise<SmsClaim> {
   return ctx.db.transaction(async (tx) => {
@@ -136,7 +127,7 @@ export async function claimMessages(ctx: EngineContext, campaignId: number): Pro
     const [gateway] = c.sms_gateway_id ? await tx.select().from(smsGateways).where(eq(smsGateways.id, c.sms_gateway_id)) : [];
     const reason = await blockReason(tx, ctx, c, gateway);
     if (reason) {
-      await noteState(tx, c, reason);
+      await noteState(tx, 'sms_campaigns', c, reason);
       return { campaign: c, gateway, messages: [] };
     }
     const now = ctx.clock.now();
@@ -148,7 +139,7 @@ export async function claimMessages(ctx: EngineContext, campaignId: number): Pro
     const toSend = claimed.filter((s) => !hit.has(s.id));
     const messages = toSend.length ? await insertMessages(tx, ctx, c, gateway, toSend) : [];
     const next = messages.length && !unpaced ? new Date(pace.base + messages.length * pace.intervalMs).toISOString() : undefined;
-    await noteState(tx, c, (unpaced || pace.slots) && !claimed.length ? 'idle (no subscriber due)' : 'sending', next);
+    await noteState(tx, 'sms_campaigns', c, (unpaced || pace.slots) && !claimed.length ? 'idle (no subscriber due)' : 'sending', next);
     return { campaign: c, gateway, messages };
   });
 }

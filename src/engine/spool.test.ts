@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
-import { campaignPhonebooks, campaigns, CampaignStatus, subscribers } from '../db/schema.ts';
+import { asc, eq, sql } from 'drizzle-orm';
+import { campaignPhonebooks, campaigns, CampaignStatus, contacts, phonebooks, subscribers } from '../db/schema.ts';
+import { queryRows } from '../db/database.ts';
 import { addContacts, makeGateway, makePhonebook, makeSurvey } from '../resources/campaigns/campaign.fixtures.ts';
 import { makeUser, unique } from '../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
-import { spoolCampaign, spoolNewContacts } from './spool.ts';
+import { spoolCampaign, spoolNewContacts, spoolPhonebooks } from './spool.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -41,6 +42,14 @@ describe(`spool (${dbLabel})`, () => {
     assert.equal(await spoolCampaign(db, id), 0, 'spooling again adds nothing');
   });
 
+  test('subscribers are written (and so dialled) in the phonebook\'s order, not the numbers\' order', async () => {
+    const book = await makePhonebook(db, user.id, ['+33612345679', '+12035550111', '+33612345679', '+12035550110']);
+    const id = await campaignWith([book]);
+    assert.equal(await spoolCampaign(db, id), 3);
+    const byId = await db.select().from(subscribers).where(eq(subscribers.campaign_id, id)).orderBy(asc(subscribers.id));
+    assert.deepEqual(byId.map((r) => r.duplicate_contact), ['+33612345679', '+12035550111', '+12035550110']);
+  });
+
   test('contacts trickled into the phonebooks of a running campaign join it; not a paused one', async () => {
     const book = await makePhonebook(db, user.id, ['+4930123456']);
     const running = await campaignWith([book]);
@@ -53,5 +62,61 @@ describe(`spool (${dbLabel})`, () => {
     assert.equal((await subscribersOf(running))[1].tz_code, 'Europe/Berlin');
     assert.equal((await subscribersOf(paused)).length, 1);
     assert.equal(await spoolNewContacts(db), 0, 'nothing new: nothing joins');
+  });
+
+  test('spools of one campaign running at once write each number once', async () => {
+    const book = await makePhonebook(db, user.id, ['+12035550301', '+12035550302']);
+    const id = await campaignWith([book]);
+    await spoolCampaign(db, id);
+    await addContacts(db, book, ['+12035550303', '+12035550304', '+12035550303']);
+    let second: Promise<number> | undefined;
+    await db.transaction(async (tx) => {
+      assert.equal(await spoolNewContacts(tx as never), 2);
+      // Another spool of the campaign, on another connection (PostgreSQL), while this one is not
+      // yet committed: it waits for the campaign row, then finds the numbers already there.
+      second = spoolPhonebooks(db, id, [book]);
+      await new Promise((r) => setTimeout(r, 300)); 
+    });
+    assert.equal(await second, 0);
+    assert.deepEqual(
+      (await subscribersOf(id)).map((r) => r.duplicate_contact),
+      ['+12035550301', '+12035550302', '+12035550303', '+12035550304'],
+    );
+    const [c] = await db.select().from(campaigns).where(eq(campaigns.id, id));
+    assert.equal(c.totalcontact, 4);
+  });
+
+  test('deleting a campaign deletes its subscribers; deleting contacts keeps subscribers without their contact', async () => {
+    const book = await makePhonebook(db, user.id, ['+12035550401', '+12035550402']);
+    const kept = await campaignWith([book]);
+    const gone = await campaignWith([book]);
+    await spoolCampaign(db, kept);
+    await spoolCampaign(db, gone);
+    await db.delete(campaigns).where(eq(campaigns.id, gone));
+    assert.equal((await subscribersOf(gone)).length, 0);
+    assert.ok((await subscribersOf(kept)).every((r) => r.contact_id !== null));
+
+    const [first] = await db.select().from(contacts).where(eq(contacts.phonebook_id, book)).orderBy(asc(contacts.id)).limit(1);
+    await db.delete(contacts).where(eq(contacts.id, first.id));
+    assert.deepEqual(
+      (await subscribersOf(kept)).map((r) => [r.duplicate_contact, r.contact_id === null]),
+      [['+12035550401', true], ['+12035550402', false]],
+    );
+    await db.delete(campaignPhonebooks).where(eq(campaignPhonebooks.phonebook_id, book));
+    await db.delete(phonebooks).where(eq(phonebooks.id, book));
+    const rows = await subscribersOf(kept);
+    assert.equal(rows.length, 2, 'the subscribers stay with the campaign');
+    assert.ok(rows.every((r) => r.contact_id === null));
+  });
+
+  test('deleting an SMS campaign deletes its SMS subscribers', async () => {
+    const [sms] = await queryRows<{ id: number }>(
+      db,
+      sql`insert into sms_campaigns (sms_campaign_code, name, user_id) values (${unique('S').toUpperCase().slice(0, 20)}, ${unique('s')}, ${user.id}) returning id`,
+    );
+    await db.execute(sql`insert into sms_subscribers (sms_campaign_id, duplicate_contact) values (${sms.id}, '+12035550501')`);
+    await db.execute(sql`delete from sms_campaigns where id = ${sms.id}`);
+    const left = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${sms.id}`);
+    assert.equal(left[0].n, 0);
   });
 });

@@ -24,7 +24,7 @@ export const contacts = pgTable(
   {
     id: serial('id').primaryKey(),
     phonebook_id: integer('phonebook_id').notNull().references(() => phonebooks.id, { onDelete: 'cascade' }),
-    /** The normalised number: an optional + and digits (contract §1). */
+    /** The normalised number: an optional + and digits (contract §1); collation "C" (migration 0011). */
     contact: varchar('contact', { length: 21 }).notNull(),
     full_name: varchar('full_name', { length: 200 }).notNull().default(''),
     additional_vars: jsonb('additional_vars').notNull().default({}),

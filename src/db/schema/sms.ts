@@ -24,7 +24,7 @@ import {
 import { users } from './accounts.ts';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 import { callrequests } from './campaigns.ts';
-import { contacts, phonebooks } from './contacts.ts';
+import { phonebooks } from './contacts.ts';
 
 export const smsGateways = pgTable('sms_gateways', {
   id: serial('id').primaryKey(),
@@ -117,8 +117,9 @@ export const smsSubscribers = pgTable(
   'sms_subscribers',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    sms_campaign_id: integer('sms_campaign_id').notNull().references(() => smsCampaigns.id, { onDelete: 'cascade' }),
-    contact_id: integer('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    // No foreign keys, as for voice subscribers (migration 0011 keeps the same rules set-based).
+    sms_campaign_id: integer('sms_campaign_id').notNull(),
+    contact_id: integer('contact_id'),
     duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
     full_name: varchar('full_name', { length: 200 }).notNull().default(''),
     status: smallint('status').notNull().default(SmsSubscriberStatus.Pending),

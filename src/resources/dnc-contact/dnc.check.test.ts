@@ -3,7 +3,9 @@ import { describe, test } from 'node:test';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../../test/helpers.ts';
 import { dncContacts, dncLists } from '../../db/schema.ts';
-import { isDoNotCall } from './dnc.check.ts';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+import { doNotCallSql, isDoNotCall } from './dnc.check.ts';
 
 const database = await testDatabase();
 const { db } = database;
@@ -46,5 +48,21 @@ describe(`isDoNotCall (${dbLabel})`, () => {
     await makeList(admin.id, ['12035550144'], false);
     assert.equal(await isDoNotCall(db, owner.id, null, '12035550133'), true);
     assert.equal(await isDoNotCall(db, owner.id, null, '12035550144'), false);
+  });
+
+  test("subscribers' numbers (collation C) are looked up through the digits index, not by reading the lists", async () => {
+    const owner = await makeUser(db);
+    await makeList(owner.id, ['12035550133'], true);
+    const plan = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      await tx.execute(sql`set local enable_hashjoin = off`);
+      await tx.execute(sql`set local enable_mergejoin = off`);
+      const rows = await queryRows<Record<string, string>>(
+        tx as Db,
+        sql`explain select s.id from subscribers s where s.campaign_id = 0 and ${doNotCallSql(sql`s.duplicate_contact`, owner.id, null)}`,
+      );
+      return rows.map((r) => Object.values(r)[0]).join('\n');
+    });
+    assert.match(plan, /dnc_contacts_digits_dnc_idx/, plan);
   });
 });

@@ -3,7 +3,9 @@
  * campaign of `ownerId` whose own DNC list is `dncId` when its digits are on that list, on one
  * of the owner's global lists, or on an admin's global list. Numbers match by digits only
  * (contract §1), through the digits index. The engine uses the SQL condition set-based (voice
- * and SMS claims); `isDoNotCall` asks it for one number.
+ * and SMS claims); `isDoNotCall` asks it for one number. Subscribers' numbers are in collation
+ * "C" (migration 0011), the digits column in the database's: `collate "default"` makes the
+ * comparison the one the digits index answers (without it PostgreSQL reads the whole list).
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
@@ -13,7 +15,7 @@ import { phoneDigits } from '../../http/phone.ts';
 export function doNotCallSql(number: SQL, ownerId: number, dncId: number | null): SQL {
   return sql`exists (
     select 1 from dnc_contacts d join dnc_lists l on l.id = d.dnc_id
-    where d.digits = regexp_replace(${number}, '[^0-9]', '', 'g')
+    where d.digits = regexp_replace(${number}, '[^0-9]', '', 'g') collate "default"
       and (l.id = ${dncId ?? 0} or (l.is_global and (l.user_id = ${ownerId}
            or l.user_id in (select u.id from users u where u.is_admin)))))`;
 }

@@ -97,7 +97,7 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
 
 /** Calls that may start now: pace, then max_aleg (when > 0) and the gateway's maximum_call. */
 async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number, limit: number): Promise<number> {
-  // Without a line cap nothing to count (the count reads every CALLING index entry not yet vacuumed).
+  // Without a line cap nothing to count. The count reads callrequests_in_flight_idx (CALLING rows only).
   if (c.max_aleg <= 0 && gateway.maximum_call === null) return Math.min(paceSlotCount, limit);
   const [n] = await queryRows<{ campaign: number; gateway: number }>(
     tx,

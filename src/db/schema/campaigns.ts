@@ -2,7 +2,7 @@
  * Voice campaigns and what the engine writes (issue 5): gateways, campaigns and their
  * phonebooks, subscribers, call requests, per-call survey results, CDRs, DIDs.
  */
-
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -202,7 +202,7 @@ export const callrequests = pgTable(
   },
   (t) => [
     index('callrequests_campaign_idx').on(t.campaign_id, t.status),
-    index('callrequests_calling_idx').on(t.status, t.engine_id),
+    index('callrequests_in_flight_idx').on(t.gateway_id, t.campaign_id).where(sql`${t.status} = 7`),
     index('callrequests_subscriber_idx').on(t.subscriber_id),
   ],
 );

@@ -6,10 +6,6 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, withDatabase } from './cli-support.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
-import { registerBulkCommands } from './resources/bulk/bulk.cli.ts';
-import { registerQueueCommands } from './resources/queue/queue.cli.ts';
-import { registerGatewayCommands } from './resources/gateway/gateway.cli.ts';
-import { registerSmsGatewayCommands } from './resources/sms-gateway/sms-gateway.cli.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
 import { decimal } from './http/fields.ts';
 
@@ -46,7 +42,23 @@ function userInput(opts: Record<string, string | boolean | undefined>): UserInpu
   };
 }
 
-export function buildProgram(): Command {
+/**
+ * The resources' commands, each in its own <name>.cli.ts. They import their services, schemas
+ * and the CSV import, which `serve` does not need: a serving process skips them (issue 5: an
+ * engine process loads only what it runs).
+ */
+async function importResourceCommands(): Promise<((program: Command) => void)[]> {
+  const [queue, gateway, smsGateway, bulk] = await Promise.all([
+    import('./resources/queue/queue.cli.ts'),
+    import('./resources/gateway/gateway.cli.ts'),
+    import('./resources/sms-gateway/sms-gateway.cli.ts'),
+    import('./resources/bulk/bulk.cli.ts'),
+  ]);
+  return [queue.registerQueueCommands, gateway.registerGatewayCommands, smsGateway.registerSmsGatewayCommands, bulk.registerBulkCommands];
+}
+
+/** The command line; `withResourceCommands: false` leaves out the resources' commands. */
+export async function buildProgram({ withResourceCommands = true } = {}): Promise<Command> {
   const program = new Command('campaign-dialer')
     .description('Outbound voice and SMS campaigns with a Newfies-Dialer compatible REST API.')
     .showHelpAfterError('(run with --help for usage)');
@@ -100,18 +112,16 @@ export function buildProgram(): Command {
       console.log(key);
     });
 
-  // Commands of the resources (each in its own <name>.cli.ts).
-  registerQueueCommands(program);
-  registerGatewayCommands(program);
-  registerSmsGatewayCommands(program);
-  registerBulkCommands(program);
+  if (withResourceCommands) for (const register of await importResourceCommands()) register(program);
 
   return program;
 }
 
 async function main(): Promise<void> {
   try {
-    await buildProgram().parseAsync(process.argv);
+    // `serve` is the first argument, or it is not run (the program has no global options).
+    const program = await buildProgram({ withResourceCommands: process.argv[2] !== 'serve' });
+    await program.parseAsync(process.argv);
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof AccountError || err instanceof CliError;
     process.stderr.write(`campaign-dialer: ${known ? (err as Error).message : String((err as Error)?.message ?? err)}\n`);

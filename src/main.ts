@@ -4,18 +4,18 @@
  * SIGTERM/SIGINT stop both gracefully: the API stops accepting requests and finishes those in
  * flight, the engine stops claiming work and records the calls in flight, then the database
  * closes (and the embedded database's lock file is released).
+ *
+ * The API (app.ts: Fastify, swagger and every resource) and the engine are imported only by the
+ * roles that run them, so an engine process never loads nor compiles the API (issue 5: engine RSS).
  */
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { ensureFirstAdmin } from './resources/users/users.service.ts';
-import { systemClock } from './engine/clock.ts';
-import { Engine } from './engine/engine.ts';
-import { type GatewayDrivers, gatewayDrivers, type SmsGatewayDrivers, smsGatewayDrivers } from './engine/gateway-drivers.ts';
-import { smsEvents } from './engine/sms-events.ts';
+import type { Engine } from './engine/engine.ts';
+import type { GatewayDrivers, SmsGatewayDrivers } from './engine/gateway-drivers.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -46,10 +46,26 @@ export async function openAndMigrate(config: Config, log: { info(m: string): voi
   return database;
 }
 
+/** The engine's modules, imported by the roles that run it. */
+async function importEngine() {
+  const [{ systemClock }, { Engine }, { gatewayDrivers, smsGatewayDrivers }, { smsEvents }] = await Promise.all([
+    import('./engine/clock.ts'),
+    import('./engine/engine.ts'),
+    import('./engine/gateway-drivers.ts'),
+    import('./engine/sms-events.ts'),
+  ]);
+  return { systemClock, Engine, gatewayDrivers, smsGatewayDrivers, smsEvents };
+}
+
 export async function serve(config: Config, role: Role): Promise<Running> {
   const log = pino({ level: config.logLevel });
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   log.info(`starting (role ${role}) on ${where}`);
+  // Imported before the database opens, so a module that fails to load leaves nothing open.
+  const [engineModules, apiModule] = await Promise.all([
+    role === 'all' || role === 'engine' ? importEngine() : undefined,
+    role === 'all' || role === 'api' ? import('./app.ts') : undefined,
+  ]);
   const database = await openAndMigrate(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
 
   const admin = await ensureFirstAdmin(database.db, config.adminPassword);
@@ -62,7 +78,8 @@ export async function serve(config: Config, role: Role): Promise<Running> {
   let engine: Engine | undefined;
   let drivers: GatewayDrivers | undefined;
   let smsDrivers: SmsGatewayDrivers | undefined;
-  if (role === 'all' || role === 'engine') {
+  if (engineModules) {
+    const { systemClock, Engine, gatewayDrivers, smsGatewayDrivers, smsEvents } = engineModules;
     drivers = gatewayDrivers({ clock: systemClock, dataDir: config.dataDir });
     const engineLog = log.child({ component: 'engine' });
     const logTo = { info: (m: string) => engineLog.info(m), warn: (m: string) => engineLog.warn(m), error: (m: string) => engineLog.error(m) };
@@ -82,8 +99,8 @@ export async function serve(config: Config, role: Role): Promise<Running> {
 
   let app: FastifyInstance | undefined;
   let address: string | undefined;
-  if (role === 'all' || role === 'api') {
-    app = await buildApp({ database, config, engine });
+  if (apiModule) {
+    app = await apiModule.buildApp({ database, config, engine });
     address = await app.listen({ port: config.port, host: config.host });
   }
 

@@ -16,6 +16,7 @@ import { migrate } from './db/migrate.ts';
 import { ensureFirstAdmin } from './resources/users/users.service.ts';
 import type { Engine } from './engine/engine.ts';
 import type { GatewayDrivers, SmsGatewayDrivers } from './engine/gateway-drivers.ts';
+import type { SmsEventsQueue } from './engine/sms-events.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -78,12 +79,14 @@ export async function serve(config: Config, role: Role): Promise<Running> {
   let engine: Engine | undefined;
   let drivers: GatewayDrivers | undefined;
   let smsDrivers: SmsGatewayDrivers | undefined;
+  let events: SmsEventsQueue | undefined;
   if (engineModules) {
     const { systemClock, Engine, gatewayDrivers, smsGatewayDrivers, smsEvents } = engineModules;
     drivers = gatewayDrivers({ clock: systemClock, dataDir: config.dataDir });
     const engineLog = log.child({ component: 'engine' });
     const logTo = { info: (m: string) => engineLog.info(m), warn: (m: string) => engineLog.warn(m), error: (m: string) => engineLog.error(m) };
-    smsDrivers = smsGatewayDrivers({ clock: systemClock, events: smsEvents(database.db, logTo) });
+    events = smsEvents(database.db, logTo);
+    smsDrivers = smsGatewayDrivers({ clock: systemClock, events });
     engine = new Engine({
       db: database.db,
       log: logTo,
@@ -113,6 +116,8 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       await engine?.stop();
       await drivers?.close();
       await smsDrivers?.close();
+      // Delivery reports still queued are written (the drivers are closed: no more arrive).
+      await events?.close();
       await database.close();
       log.info('stopped');
     })());

@@ -6,6 +6,12 @@
  * the gateway's id of the message, and sets 'delivered' or 'failed' (+ delivery_date, error).
  * A 'sent' report never downgrades a final status, and 'failed' never overrides 'delivered'.
  * Reports are written in batches (those arriving together share one statement).
+ * A report by gateway id can arrive before the engine has recorded the send that gave it (an
+ * SMPP receipt racing the batch): one that finds no message is tried again every second for
+ * UNMATCHED_REPORT_RETRY_MS (120 s) from its arrival, then dropped with a warning. The promise
+ * report() returns resolves once the report is written or given up (matched no message: the
+ * warning says so), and rejects only when the database write fails. close() (at shutdown)
+ * writes what is queued, tries the waiting reports once more and gives up on the rest.
  * A failed delivery is not refunded: the gateway took the message and the operator is billed for
  * the submission, as SMS carriers bill; and the subscriber is not sent it again (it stays
  * COMPLETE) — resending on delivery failure is a policy we keep out for simplicity.
@@ -40,82 +46,159 @@ export function optOutWord(text: string): string {
 interface QueuedReport {
   gatewayId: number;
   report: DeliveryReport;
+  /** Date.now() when it arrived: the retry bound of an unmatched report counts from it. */
+  arrivedAt: number;
   done: { resolve: () => void; reject: (err: Error) => void };
 }
 
 /** Rank of a report status: the strongest report of a message in one batch wins ('failed' never overrides 'delivered'). */
 const rank = { sent: 0, failed: 1, delivered: 2 } as const;
 
+/** The key of a report found by the gateway's id of its message. */
+const gatewayKey = (gatewayId: number, gid: string) => `${gatewayId}:${gid}`;
+const reportGid = (r: DeliveryReport) => (r.gatewayMessageId ?? '').slice(0, 100);
+
+/** The status update of the messages matched by `match`, from the reports in the CTE `r`. */
+const updateMessages = (match: SQL) => sql`update sms_messages m set status = r.status, updated_date = now(),
+        delivery_date = case when r.status = 'sent' then m.delivery_date else r.at end,
+        error = case when r.status = 'sent' then m.error else r.error end,
+        gateway_message_id = case when m.gateway_message_id = '' then r.gid else m.gateway_message_id end
+      from r where m.sms_gateway_id = r.g and ${match}
+        and (m.status = 'unsent' or (m.status = 'sent' and r.status <> 'sent') or (m.status = 'failed' and r.status = 'delivered'))`;
+
 /**
  * Applies a batch of delivery reports in two set-based statements (by our message id, and by the
  * gateway's id of the message). A 'sent' report only moves an 'unsent' message; 'failed' moves
- * 'unsent' or 'sent'; 'delivered' also moves 'failed'.
+ * 'unsent' or 'sent'; 'delivered' also moves 'failed'. Returns the gatewayKey()s of the reports by
+ * gateway id that found no message (whether or not a found one changed).
  */
-async function applyReports(db: Db, batch: QueuedReport[]): Promise<void> {
+async function applyReports(db: Db, batch: QueuedReport[]): Promise<Set<string>> {
   const strongest = new Map<string, QueuedReport>();
   for (const q of batch) {
-    const key = q.report.messageId !== undefined ? `${q.gatewayId}:m${q.report.messageId}` : `${q.gatewayId}:g${q.report.gatewayMessageId ?? ''}`;
+    const key = q.report.messageId !== undefined ? `${q.gatewayId}:m${q.report.messageId}` : `${q.gatewayId}:g${reportGid(q.report)}`;
     const known = strongest.get(key);
     if (!known || rank[q.report.status] >= rank[known.report.status]) strongest.set(key, q);
   }
   const rows = [...strongest.values()].map(({ gatewayId, report: r }) => ({
     g: gatewayId,
     mid: r.messageId ?? null,
-    gid: (r.gatewayMessageId ?? '').slice(0, 100),
+    gid: reportGid(r),
     status: r.status,
     at: r.at.toISOString(),
     error: r.status === 'failed' ? (r.error ?? 'delivery failed').slice(0, 200) : '',
   }));
-  const apply = (json: string, match: SQL) =>
-    db.execute(sql`with r as (
-        select * from jsonb_to_recordset(${json}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)
-      )
-      update sms_messages m set status = r.status, updated_date = now(),
-        delivery_date = case when r.status = 'sent' then m.delivery_date else r.at end,
-        error = case when r.status = 'sent' then m.error else r.error end,
-        gateway_message_id = case when m.gateway_message_id = '' then r.gid else m.gateway_message_id end
-      from r where m.sms_gateway_id = r.g and ${match}
-        and (m.status = 'unsent' or (m.status = 'sent' and r.status <> 'sent') or (m.status = 'failed' and r.status = 'delivered'))`);
+  const reports = (list: typeof rows) =>
+    sql`select * from jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)`;
   const byId = rows.filter((r) => r.mid !== null);
   const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
-  if (byId.length) await apply(JSON.stringify(byId), sql`m.id = r.mid`);
-  if (byGatewayId.length) await apply(JSON.stringify(byGatewayId), sql`m.gateway_message_id = r.gid`);
+  if (byId.length) await db.execute(sql`with r as (${reports(byId)}) ${updateMessages(sql`m.id = r.mid`)}`);
+  if (!byGatewayId.length) return new Set();
+  // The final select sees the table as it was before the update: a report that found no row there found none.
+  const unmatched = await queryRows<{ g: number; gid: string }>(
+    db,
+    sql`with r as (${reports(byGatewayId)}), applied as (${updateMessages(sql`m.gateway_message_id = r.gid`)} returning m.id)
+      select r.g, r.gid from r where not exists (select 1 from sms_messages m where m.sms_gateway_id = r.g and m.gateway_message_id = r.gid)`,
+  );
+  return new Set(unmatched.map((u) => gatewayKey(Number(u.g), u.gid)));
 }
 
 /** At most this many reports per statement; more wait for the next flush. */
 const reportBatch = 2000;
+/** How long a report by gateway id that found no message is tried again (its send may not be recorded yet). */
+export const UNMATCHED_REPORT_RETRY_MS = 120_000;
+/** How often the reports waiting for their message are tried again. */
+const UNMATCHED_REPORT_EVERY_MS = 1000;
+
+export interface SmsEventsOptions {
+  /** How long an unmatched report by gateway id is retried (default UNMATCHED_REPORT_RETRY_MS). */
+  unmatchedRetryMs?: number;
+  /** How often it is retried (default 1 s). */
+  unmatchedEveryMs?: number;
+}
 
 /**
  * Queues reports and applies them in batches: all the reports that arrive while a batch is being
  * written go together in the next one (a fast gateway reports thousands a second; one UPDATE
- * each would cost more than the sending). Each report's promise settles once it is written.
+ * each would cost more than the sending). A report by gateway id that finds no message waits and
+ * is tried again (see keepWaiting). close() writes what is queued and gives up on what waits.
  */
-function reportQueue(db: Db, log: EventsLog) {
+function reportQueue(db: Db, log: EventsLog, opts: SmsEventsOptions) {
+  const retryMs = opts.unmatchedRetryMs ?? UNMATCHED_REPORT_RETRY_MS;
+  const everyMs = opts.unmatchedEveryMs ?? UNMATCHED_REPORT_EVERY_MS;
   const queue: QueuedReport[] = [];
+  /** Reports by gateway id that found no message yet. */
+  const waiting: QueuedReport[] = [];
+  const idle: (() => void)[] = [];
   let running = false;
+  let closing = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  // The retry rule, in one place: the gateway may report before the engine has recorded the
+  // send (and so the gateway's id of the message); such a report waits for it, up to retryMs.
+  const keepWaiting = (q: QueuedReport, now: number) => !closing && now - q.arrivedAt < retryMs;
+
+  const giveUp = (lost: QueuedReport[]) => {
+    if (!lost.length) return;
+    const ids = lost.slice(0, 10).map((q) => `${q.gatewayId}/${reportGid(q.report)} (${q.report.status})`);
+    log.warn(
+      `${lost.length} SMS delivery report(s) by gateway message id matched no message ${closing ? '(given up at shutdown)' : `within ${retryMs / 1000} s`}; dropped: ` +
+        `gateway/id ${ids.join(', ')}${lost.length > ids.length ? ', …' : ''}`,
+    );
+    for (const q of lost) q.done.resolve();
+  };
+
   const drain = async () => {
     running = true;
     while (queue.length) {
       const batch = queue.splice(0, reportBatch);
       try {
-        await applyReports(db, batch);
-        for (const q of batch) q.done.resolve();
+        const unmatched = await applyReports(db, batch);
+        const now = Date.now();
+        const lost: QueuedReport[] = [];
+        for (const q of batch) {
+          const found = q.report.messageId !== undefined || !unmatched.has(gatewayKey(q.gatewayId, reportGid(q.report)));
+          if (found) q.done.resolve();
+          else if (keepWaiting(q, now)) waiting.push(q);
+          else lost.push(q);
+        }
+        giveUp(lost);
       } catch (err) {
         log.error(`SMS delivery reports (${batch.length}) failed: ${(err as Error).message}`);
         for (const q of batch) q.done.reject(err as Error);
       }
     }
     running = false;
+    if (waiting.length && !retryTimer && !closing) {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        queue.push(...waiting.splice(0));
+        start();
+      }, everyMs);
+    }
+    for (const resolve of idle.splice(0)) resolve();
   };
-  return (gatewayId: number, report: DeliveryReport) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ gatewayId, report, done: { resolve, reject } });
-      // Started on the next turn, so the reports fired in this one share the first batch.
-      if (!running) {
-        running = true;
-        setImmediate(() => void drain());
-      }
-    });
+  const start = () => {
+    if (running || !queue.length) return;
+    running = true;
+    // Started on the next turn, so the reports fired in this one share the first batch.
+    setImmediate(() => void drain());
+  };
+
+  return {
+    report: (gatewayId: number, report: DeliveryReport) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ gatewayId, report, arrivedAt: Date.now(), done: { resolve, reject } });
+        start();
+      }),
+    async close(): Promise<void> {
+      closing = true;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+      queue.push(...waiting.splice(0)); // one last try, then given up
+      start();
+      if (running) await new Promise<void>((resolve) => idle.push(resolve));
+    },
+  };
 }
 
 /** The global DNC list that takes `ownerId`'s opt-outs: theirs named "SMS opt-out", else any global one, else a new one. */
@@ -157,11 +240,22 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
   });
 }
 
+/** SmsEvents with a close() for shutdown. */
+export interface SmsEventsQueue extends SmsEvents {
+  /**
+   * Writes the reports queued, tries once more those waiting for their message and gives up on
+   * the ones still unmatched (with the warning); resolves when nothing is left. Reports given
+   * after close are still written, but an unmatched one is given up at once.
+   */
+  close(): Promise<void>;
+}
+
 /** The SmsEvents every SMS driver and the Kannel callback routes report to. */
-export function smsEvents(db: Db, log: EventsLog): SmsEvents {
+export function smsEvents(db: Db, log: EventsLog, opts: SmsEventsOptions = {}): SmsEventsQueue {
+  const reports = reportQueue(db, log, opts);
   return {
-    // Each report's promise resolves once it is written (batched with the others of the moment).
-    report: reportQueue(db, log),
+    // Each report's promise resolves once it is written, or given up (see the file's header).
+    report: reports.report,
     async inbound(gatewayId, message) {
       try {
         await applyInbound(db, log, gatewayId, message);
@@ -170,5 +264,6 @@ export function smsEvents(db: Db, log: EventsLog): SmsEvents {
         throw err;
       }
     },
+    close: reports.close,
   };
 }

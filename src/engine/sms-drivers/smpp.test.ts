@@ -1,7 +1,7 @@
 /**
  * The SMPP driver against a real SMPP server (the `smpp` package's createServer) on loopback:
  * bind, submit_sm (short and long, GSM and UCS-2), receipts and inbound deliver_sm, throttling,
- * a dropped connection and the reconnect.
+ * a dropped connection and the reconnect, a peer that stops answering enquire_link.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +22,10 @@ const smsc = {
   /** command_status of the next submit_sm_resp answers (then 0). */
   nextStatuses: [] as number[],
   sessions: [] as Session[],
+  /** The system_id each session bound with. */
+  boundAs: new Map<Session, string>(),
+  /** Sessions that no longer answer enquire_link (a hung peer). */
+  mute: new Set<Session>(),
   closes: 0,
 };
 
@@ -30,6 +34,7 @@ const server = smpp.createServer((session) => {
   session.socket.on('close', () => smsc.closes++);
   session.on('bind_transceiver', (pdu: Pdu) => {
     smsc.binds.push(pdu);
+    smsc.boundAs.set(session, String(pdu.system_id));
     session.send(pdu.response(pdu.password === 'secret' ? {} : { command_status: 0x0e }));
   });
   session.on('submit_sm', (pdu: Pdu) => {
@@ -42,7 +47,7 @@ const server = smpp.createServer((session) => {
   });
   session.on('enquire_link', (pdu: Pdu) => {
     smsc.enquireLinks++;
-    session.send(pdu.response());
+    if (!smsc.mute.has(session)) session.send(pdu.response());
   });
   session.on('deliver_sm_resp', () => smsc.deliverResps++);
   session.on('unbind', (pdu: Pdu) => {
@@ -70,7 +75,7 @@ async function waitFor(what: string, condition: () => boolean, ms = 5000): Promi
   }
 }
 
-function makeDriver(password = 'secret'): SmppDriver {
+function makeDriver(password = 'secret', settings: Record<string, unknown> = {}): SmppDriver {
   return new SmppDriver(
     {
       id: 7,
@@ -81,6 +86,7 @@ function makeDriver(password = 'secret'): SmppDriver {
         host: '127.0.0.1', port, system_id: 'dialer', password, system_type: 'cd',
         source_addr_ton: 5, source_addr_npi: 0, dest_addr_ton: 1, dest_addr_npi: 1,
         enquire_link_s: 1, reconnect_ms: 100, throttle_pause_ms: 300, response_timeout_ms: 2000,
+        ...settings,
       },
     },
     { clock: systemClock, events },
@@ -228,6 +234,26 @@ describe('SMPP driver against a real SMPP server', () => {
       await waitFor('a second bind attempt', () => smsc.binds.length >= binds + 2);
     } finally {
       await wrong.close();
+    }
+  });
+
+  test('a peer that stops answering enquire_link is dropped and re-bound; sends then succeed, nothing twice', async () => {
+    const quick = makeDriver('secret', { system_id: 'hung', response_timeout_ms: 300 });
+    const sessionsOf = () => smsc.sessions.filter((s) => smsc.boundAs.get(s) === 'hung');
+    try {
+      assert.equal((await quick.send({ messageId: 40, to: '15550004040', from: '1', text: 'before the hang' })).ok, true);
+      const [hung] = sessionsOf();
+      smsc.mute.add(hung);
+      const started = Date.now();
+      // enquire_link every 1 s, 300 ms for its answer: the driver gives up on the session in about 1.3 s.
+      await waitFor('the driver to drop the hung session', () => hung.socket.destroyed, 4000);
+      assert.ok(Date.now() - started < 2500, `dropped after ${Date.now() - started} ms`);
+      await waitFor('the re-bind', () => sessionsOf().length === 2 && !sessionsOf()[1].socket.destroyed, 4000);
+      const after = await quick.send({ messageId: 41, to: '15550004141', from: '1', text: 'after the hang' });
+      assert.equal(after.ok, true, JSON.stringify(after));
+      assert.deepEqual(smsc.accepted.filter((a) => a.text.endsWith('the hang')).map((a) => a.text), ['before the hang', 'after the hang']);
+    } finally {
+      await quick.close();
     }
   });
 });

@@ -4,8 +4,11 @@
  * 0x40, 8-bit reference), each part its own submit_sm. The gateway message id of a message is
  * its first part's; the other parts' ids are remembered so a receipt for any part maps back.
  * deliver_sm is always answered: a delivery receipt (esm_class 0x04, `id:… stat:…`) becomes a
- * report, anything else an inbound message. enquire_link keeps the session alive; a dropped
- * connection is re-bound with backoff; a throttled reply (0x58) pauses sending briefly. Network
+ * report, anything else an inbound message. enquire_link keeps the session alive, and a peer
+ * that does not answer one within response_timeout_ms (hung, though its TCP connection stays
+ * open) is dropped like a closed connection; a dropped connection is re-bound with backoff (a
+ * submit_sm in flight then is not retried: the SMSC may have taken it); a throttled reply
+ * (0x58) pauses sending briefly. Network
  * timing uses real timers (sockets do not follow a test clock); reports carry ctx.clock's time.
  */
 import smpp, { type Pdu, type Session } from 'smpp';
@@ -27,7 +30,7 @@ export interface SmppSettings {
   throughput: number;
   /** Seconds between enquire_link keep-alives. */
   enquire_link_s: number;
-  /** Milliseconds to wait for a response PDU. */
+  /** Milliseconds to wait for a response PDU; a missing enquire_link_resp drops the session. */
   response_timeout_ms: number;
   /** First reconnect delay (doubled each failure up to 30 s). */
   reconnect_ms: number;
@@ -128,7 +131,7 @@ export class SmppDriver implements SmsDriver {
         }
         this.bound = true;
         this.reconnectDelay = s.reconnect_ms;
-        this.keepAlive = setInterval(() => session.send(this.pdu('enquire_link', {})), s.enquire_link_s * 1000);
+        this.keepAlive = this.keepSessionAlive(session);
         settle(true);
       });
     });
@@ -153,6 +156,26 @@ export class SmppDriver implements SmsDriver {
       this.reconnectTimer = setTimeout(() => this.connect(), this.reconnectDelay);
       this.reconnectDelay = Math.min(this.reconnectDelay * 2, MAX_RECONNECT_MS);
     });
+  }
+
+  /**
+   * Sends enquire_link every enquire_link_s (one at a time). No enquire_link_resp within
+   * response_timeout_ms means the peer is hung: the session is destroyed, and its 'close' handler
+   * settles what was in flight and re-binds, as for any dropped connection.
+   */
+  private keepSessionAlive(session: Session): NodeJS.Timeout {
+    let asking = false;
+    return setInterval(() => {
+      if (asking) return;
+      asking = true;
+      void this.request(session, this.pdu('enquire_link', {})).then((resp) => {
+        asking = false;
+        // No answer, though the session is still ours and bound (a drop also answers undefined).
+        if (resp || this.session !== session || !this.bound) return;
+        this.lastError = `no enquire_link_resp within ${this.settings.response_timeout_ms} ms`;
+        session.destroy();
+      });
+    }, this.settings.enquire_link_s * 1000);
   }
 
   /** A request PDU (the package fills the sequence number). */

@@ -52,7 +52,9 @@ const badCallback = (detail: string) => new AppError(400, { detail });
 const done = (reply: FastifyReply) => reply.code(200).type('text/plain').send('');
 
 function callbackRoutes(api: Api, deps: AppDeps) {
-  const events = (request: FastifyRequest) => smsEvents(deps.database.db, request.log);
+  // One report queue for the API process: reports arriving together share a statement.
+  const shared = smsEvents(deps.database.db, api.log);
+  api.addHook('onClose', () => shared.close());
   const options = { config: { public: true }, schema: { hide: true } };
 
   // Kannel's dlr-url: ?id=<our message id>&type=%d[&reply=%A]
@@ -70,7 +72,7 @@ function callbackRoutes(api: Api, deps: AppDeps) {
       const status = kannelReportStatus(Number(type));
       if (!status) throw badCallback(`type: unknown report type ${type}.`);
       const smscReply = params.get('reply');
-      await events(request).report(gateway.id, {
+      await shared.report(gateway.id, {
         messageId: Number(id),
         status,
         at: new Date(),
@@ -90,7 +92,7 @@ function callbackRoutes(api: Api, deps: AppDeps) {
       const params = callbackParams(request);
       const from = params.get('from') ?? '';
       if (!from) throw badCallback('from: the sender number (%p) is required.');
-      await events(request).inbound(gateway.id, { from, to: params.get('to') ?? '', text: params.get('text') ?? '', at: new Date() });
+      await shared.inbound(gateway.id, { from, to: params.get('to') ?? '', text: params.get('text') ?? '', at: new Date() });
       return done(reply);
     },
   });

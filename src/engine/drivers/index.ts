@@ -4,29 +4,14 @@
  * (for the engine).
  */
 import type { DriverContext, TelephonyDriver } from './driver.ts';
+import { FreeswitchDriver } from './freeswitch.ts';
+import { freeswitchSettings } from './freeswitch-settings.ts';
 import { SimulatorDriver, simulatorSettings } from './simulator.ts';
 
 interface DriverEntry {
   /** Error messages about the settings; none when they are valid. */
   validate(settings: unknown): string[];
   create(settings: unknown, ctx: DriverContext): TelephonyDriver;
-}
-
-/** FreeSWITCH Event Socket settings: known now so that gateways can be configured ahead. */
-function freeswitchSettings(raw: unknown): string[] {
-  if (raw === undefined || raw === null) return [];
-  if (typeof raw !== 'object' || Array.isArray(raw)) return ['Settings must be a JSON object.'];
-  const errors: string[] = [];
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === 'host' || key === 'password') {
-      if (typeof value !== 'string' || value === '') errors.push(`${key}: must be a non-empty string.`);
-    } else if (key === 'port') {
-      if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 65535) errors.push('port: must be an integer from 1 to 65535.');
-    } else {
-      errors.push(`${key}: is not a setting of the freeswitch driver.`);
-    }
-  }
-  return errors;
 }
 
 const DRIVERS: Record<string, DriverEntry> = {
@@ -38,10 +23,11 @@ const DRIVERS: Record<string, DriverEntry> = {
     create: (settings, ctx) => new SimulatorDriver(settings, ctx),
   },
   freeswitch: {
-    validate: freeswitchSettings,
-    create: () => {
-      throw new Error('the freeswitch driver is not available in this build');
+    validate: (settings) => {
+      const checked = freeswitchSettings(settings);
+      return checked.ok ? [] : checked.errors;
     },
+    create: (settings, ctx) => new FreeswitchDriver(settings, ctx),
   },
 };
 

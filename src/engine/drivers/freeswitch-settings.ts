@@ -1,0 +1,41 @@
+/**
+ * The freeswitch driver's settings (a gateway's `settings` when its driver is `freeswitch`), with
+ * defaults, checked when the gateway is written and again when the driver is built. The checks
+ * are the SMS drivers' (one style of message for every gateway resource).
+ */
+import { checks, checkSettings, type SettingsResult } from '../sms-drivers/settings.ts';
+
+export interface FreeswitchSettings {
+  /** Event Socket address (mod_event_socket's listen-ip / listen-port). */
+  host: string;
+  port: number;
+  password: string;
+  /** Connecting and authenticating must take no longer than this. */
+  connect_timeout_ms: number;
+  /** After a failed connection, originates fail at once for this long (doubled per failure up to 30 s). */
+  reconnect_ms: number;
+  /**
+   * DATA_DIR as FreeSWITCH sees it (audio files are played, recordings written, under it);
+   * '' = the engine's own DATA_DIR (FreeSWITCH on the same machine, or the same mount).
+   */
+  media_dir: string;
+  /** mod_tts engine and voice of text prompts: `speak <engine>|<voice>|<text>`. */
+  tts_engine: string;
+  tts_voice: string;
+}
+
+const SPECS = {
+  host: { check: checks.text, default: '127.0.0.1' },
+  port: { check: checks.integer(1, 65535), default: 8021 },
+  password: { check: checks.text, default: 'ClueCon' },
+  connect_timeout_ms: { check: checks.integer(100, 120_000), default: 5000 },
+  reconnect_ms: { check: checks.integer(10, 60_000), default: 1000 },
+  media_dir: { check: checks.anyText, default: '' },
+  tts_engine: { check: checks.text, default: 'flite' },
+  tts_voice: { check: checks.text, default: 'kal' },
+};
+
+/** Checks raw settings (null/undefined = all defaults) and fills in the defaults. */
+export function freeswitchSettings(raw: unknown): SettingsResult<FreeswitchSettings> {
+  return checkSettings<FreeswitchSettings>('freeswitch', SPECS, raw);
+}

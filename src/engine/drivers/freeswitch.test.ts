@@ -1,0 +1,260 @@
+/**
+ * The freeswitch driver against a fake FreeSWITCH Event Socket on loopback
+ * (freeswitch.fixtures.ts): auth, the originate string, answer/busy/no-answer, the IVR commands
+ * over sendmsg, callmaxduration, a dropped socket; and one campaign run through the engine.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../db/database.ts';
+import { CampaignStatus, SectionType } from '../../db/schema.ts';
+import { dbLabel, testDatabase } from '../../../test/helpers.ts';
+import { systemClock } from '../clock.ts';
+import { flowOf, scenario, section } from '../engine.fixtures.ts';
+import { Engine } from '../engine.ts';
+import { gatewayDrivers } from '../gateway-drivers.ts';
+import type { OriginateRequest } from './driver.ts';
+import { FreeswitchDriver } from './freeswitch.ts';
+import { type FakeCallScript, FakeFreeswitch } from './freeswitch.fixtures.ts';
+import { createDriver } from './index.ts';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-driver-'));
+after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+/** A fake switch (scripts by dialled number) and a driver connected to it; both closed after the test. */
+async function setup(scripts: Record<string, FakeCallScript> = {}, settings: Record<string, unknown> = {}) {
+  const fake = new FakeFreeswitch({ script: (to) => scripts[to] ?? {} });
+  const port = await fake.listen();
+  const driver = new FreeswitchDriver({ port, ...settings }, { clock: systemClock, dataDir });
+  after(async () => {
+    await driver.close();
+    await fake.close();
+  });
+  return { fake, driver, port };
+}
+
+let nextId = 1;
+function request(to: string, over: Partial<OriginateRequest> = {}): OriginateRequest {
+  return {
+    callId: `call-${nextId++}`,
+    to,
+    callerId: '5550100',
+    callerName: 'Acme',
+    gateway: { id: 1, name: 'carrier', gateways: 'sofia/gateway/carrier/', originate_dial_string: '', settings: {} },
+    timeoutSeconds: 2,
+    maxDurationSeconds: 0,
+    amd: false,
+    variables: {},
+    ...over,
+  };
+}
+
+test('a wrong password fails the call with a clear error and originates nothing', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({}, { password: 'wrong' });
+  const answer = await driver.originate(request('15550001')).answered;
+  assert.equal(answer.answered, false);
+  assert.equal(!answer.answered && answer.hangup.cause, 41);
+  assert.match(driver.error, /refused the password/);
+  assert.equal(fake.sent('bgapi').length, 0);
+  // Within the backoff the next call fails at once, without a new connection.
+  const before = fake.commands.length;
+  assert.equal((await driver.originate(request('15550002')).answered).answered, false);
+  assert.equal(fake.commands.length, before);
+});
+
+test('originate sends the uuid, caller id, timeout, escaped variables and the dial string', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const call = driver.originate(
+    request('15550001', {
+      callId: 'abc-1',
+      timeoutSeconds: 30,
+      variables: { campaign_id: '7', full_name: "Ann, O'Lee", origination_uuid: 'hijack' },
+      gateway: { id: 1, name: 'carrier', gateways: 'sofia/gateway/a/,sofia/gateway/b/', originate_dial_string: 'bridge_early_media=true', settings: {} },
+    }),
+  );
+  assert.equal((await call.answered).answered, true);
+  const [bg] = fake.sent('bgapi');
+  assert.equal(
+    bg.line,
+    "bgapi originate {origination_uuid=abc-1,origination_caller_id_number=5550100,origination_caller_id_name=Acme,originate_timeout=30,ignore_early_media=true,campaign_id=7,full_name='Ann\\, O\\'Lee',bridge_early_media=true}sofia/gateway/a/15550001|sofia/gateway/b/15550001 &park()",
+  );
+  assert.match(bg.headers['Job-UUID'], /^[0-9a-f-]{36}$/);
+  assert.deepEqual(fake.commands.slice(0, 2).map((c) => c.line), ['auth ClueCon', 'event plain BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF']);
+  // Without a prefix the gateway's name makes the dial string.
+  const other = driver.originate(request('15550002', { gateway: { id: 2, name: 'gw2', gateways: '', originate_dial_string: '', settings: {} } }));
+  await other.answered;
+  assert.match(fake.sent('bgapi')[1].line, /}sofia\/gateway\/gw2\/15550002 &park\(\)$/);
+});
+
+test('an answered call plays, collects, records, transfers and hangs up NORMAL_CLEARING', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ '15550001': { dtmf: ['12#', ''], recordSeconds: 4, transfer: { talkSeconds: 2 } } });
+  const call = driver.originate(request('15550001'));
+  assert.deepEqual(await call.answered, { answered: true, amd: 'none' });
+
+  await call.play({ audioFile: 'audio/hello.wav', text: 'ignored' });
+  assert.equal(await call.collect({ maxDigits: 5, timeoutSeconds: 1 }), '12');
+  await call.play({ text: 'Say\nsomething' });
+  assert.equal(await call.collect({ maxDigits: 1, timeoutSeconds: 0.1 }), '', 'no key: timeout');
+  assert.deepEqual(await call.record({ maxSeconds: 60 }), { file: `recordings/${call.callId}-1.wav`, seconds: 4 });
+  const leg = await call.transfer({ number: '15559999', callerId: '5550100', timeoutSeconds: 20 });
+  assert.equal(leg.hangup.causeName, 'NORMAL_CLEARING');
+  assert.equal(leg.hangup.billsec, 2, JSON.stringify(leg.hangup));
+  assert.ok(leg.hangup.answeredAt);
+
+  const apps = fake.sent('sendmsg').map((c) => `${c.headers['execute-app-name']} ${c.headers['execute-app-arg']}`);
+  assert.deepEqual(apps.slice(0, 3), [
+    `playback ${path.join(dataDir, 'audio/hello.wav')}`,
+    'speak flite|kal|Say something',
+    `record ${path.join(dataDir, 'recordings', `${call.callId}-1.wav`)} 60 200 5`,
+  ]);
+  assert.match(apps[3], new RegExp(`^bridge \\{origination_uuid=${leg.callId},origination_caller_id_number=5550100,originate_timeout=20\\}sofia/gateway/carrier/15559999$`));
+  assert.ok(fake.sent('sendmsg').every((c) => c.headers['call-command'] === 'execute' && c.headers['event-lock'] === 'true'));
+
+  await call.hangup();
+  const hangup = await call.ended;
+  assert.equal(fake.sent(`api uuid_kill ${call.callId}`)[0].line, `api uuid_kill ${call.callId} NORMAL_CLEARING`);
+  assert.equal(hangup.cause, 16);
+  // The fake's channel seconds: 2 prompts + 3 keys + a 4 s recording + a 3 s transfer (ring 1, talk 2).
+  assert.ok(hangup.answeredAt);
+  assert.equal(hangup.billsec, 12, JSON.stringify(hangup));
+  assert.equal(await call.collect({ maxDigits: 1, timeoutSeconds: 1 }), null, 'after the hangup');
+});
+
+test('a transfer to a busy number reports the B-leg USER_BUSY, unanswered, and the call goes on', { timeout: 10_000 }, async () => {
+  const { driver } = await setup({ '15550001': { transfer: { talkSeconds: 0, fail: 'USER_BUSY' } } });
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  const leg = await call.transfer({ number: '15559999', callerId: '5550100', timeoutSeconds: 20 });
+  assert.deepEqual([leg.hangup.cause, leg.hangup.causeName, leg.hangup.answeredAt, leg.hangup.billsec], [17, 'USER_BUSY', null, 0]);
+  await call.play({ text: 'Sorry' }); // still up
+  await call.hangup(21);
+  assert.equal((await call.ended).causeName, 'CALL_REJECTED');
+});
+
+test('busy, no answer and a failed gateway give their cause and no answer', { timeout: 10_000 }, async () => {
+  const { driver } = await setup({
+    busy: { fail: 'USER_BUSY' },
+    ringing: { fail: 'NO_ANSWER' },
+    down: { fail: 'GATEWAY_DOWN', noChannel: true },
+  });
+  const outcomes = await Promise.all(['busy', 'ringing', 'down'].map((to) => driver.originate(request(to)).answered));
+  const summary = outcomes.map((o) => (o.answered ? 'answered' : `${o.hangup.cause} ${o.hangup.causeName} ${o.hangup.billsec} ${o.hangup.answeredAt}`));
+  assert.deepEqual(summary, ['17 USER_BUSY 0 null', '19 NO_ANSWER 0 null', '609 GATEWAY_DOWN 0 null']);
+});
+
+test('a call hung up while ringing ends ORIGINATOR_CANCEL', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ slow: { ringSeconds: 500 } });
+  const call = driver.originate(request('slow', { timeoutSeconds: 60 }));
+  while (!fake.sent('bgapi').length) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
+  await call.hangup();
+  const answer = await call.answered;
+  assert.equal(!answer.answered && answer.hangup.causeName, 'ORIGINATOR_CANCEL');
+});
+
+test('callmaxduration cuts an answered call with ALLOTTED_TIMEOUT', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const call = driver.originate(request('15550001', { maxDurationSeconds: 3 }));
+  assert.equal((await call.answered).answered, true);
+  const hangup = await call.ended;
+  assert.equal(fake.sent('api sched_hangup')[0].line, `api sched_hangup +3 ${call.callId} ALLOTTED_TIMEOUT`);
+  assert.equal(hangup.cause, 602);
+  assert.equal(hangup.causeName, 'ALLOTTED_TIMEOUT');
+  assert.ok(hangup.answeredAt);
+  assert.equal(hangup.billsec, 3, JSON.stringify(hangup));
+});
+
+test('a socket dropped mid-call fails the call; the next call reconnects and nothing is originated twice', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const first = driver.originate(request('15550001'));
+  assert.equal((await first.answered).answered, true);
+  const collecting = first.collect({ maxDigits: 1, timeoutSeconds: 5 });
+  fake.dropConnections();
+  const hangup = await first.ended;
+  assert.equal(hangup.cause, 41);
+  assert.ok(hangup.answeredAt, 'still an answered call');
+  assert.equal(await collecting, null);
+
+  const second = driver.originate(request('15550002'));
+  assert.equal((await second.answered).answered, true);
+  assert.equal(fake.authenticated, 2);
+  assert.deepEqual(
+    fake.sent('bgapi').map((c) => c.line.match(/origination_uuid=([^,]+)/)?.[1]),
+    [first.callId, second.callId],
+  );
+  // The first call's channel, left on FreeSWITCH, is killed once the socket is back.
+  while (!fake.sent(`api uuid_kill ${first.callId}`).length) await new Promise((r) => setTimeout(r, 5));
+});
+
+test('close() hangs up the calls in progress', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  await driver.close();
+  assert.equal((await call.ended).cause, 16);
+  assert.equal(fake.sent('api uuid_kill').length, 1);
+});
+
+test('the registry builds the freeswitch driver and checks its settings', () => {
+  assert.equal(createDriver({ driver: 'freeswitch', settings: {} }, { clock: systemClock, dataDir }).name, 'freeswitch');
+  assert.throws(() => createDriver({ driver: 'freeswitch', settings: { port: 0, dial: 'x' } }, { clock: systemClock, dataDir }), /port: must be an integer from 1 to 65535\. dial: is not a setting/);
+});
+
+const database = await testDatabase();
+const db = database.db;
+
+test(`a campaign on a freeswitch gateway runs to the end with the switch's causes and billsec in its CDRs (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const fake = new FakeFreeswitch({
+    script: (to) => ({ '+15550001': { dtmf: ['1'], hangupAfterSeconds: 30 }, '+15550002': { fail: 'USER_BUSY' }, '+15550003': { fail: 'NO_ANSWER' } })[to] ?? {},
+  });
+  const port = await fake.listen();
+  const question = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 1, keys: [null, 'yes', ...Array(8).fill(null)], completed: true });
+  const s = await scenario(db, {
+    numbers: ['+15550001', '+15550002', '+15550003'],
+    gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
+    campaign: { end_when_done: true, calltimeout: 3, survey_snapshot: flowOf([question]) },
+  });
+  const drivers = gatewayDrivers({ clock: s.clock, dataDir });
+  const engine = new Engine({
+    db,
+    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
+    clock: s.clock,
+    drivers: (gateway) => drivers.driverOf(gateway),
+    config: { timeZone: 'UTC', billingIncrement: 1 },
+    databaseKind: 'postgres',
+  });
+  try {
+    for (let i = 0; i < 10; i++) {
+      await engine.runOnce();
+      await engine.settle();
+      await s.clock.advance(1000);
+    }
+    const [campaign] = await queryRows<{ status: number }>(db, sql`select status from campaigns where id = ${s.campaignId}`);
+    const cdrs = await queryRows<{ phone_number: string; hangup_cause_q850: number; disposition: string; billsec: number }>(
+      db,
+      sql`select phone_number, hangup_cause_q850, disposition, billsec from cdrs where campaign_id = ${s.campaignId} order by phone_number`,
+    );
+    const results = await queryRows<{ response: string }>(
+      db,
+      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
+    );
+    assert.equal(campaign.status, CampaignStatus.End, JSON.stringify(cdrs));
+    assert.deepEqual(
+      cdrs.map((c) => [c.phone_number, c.hangup_cause_q850, c.disposition]),
+      [
+        ['+15550001', 16, 'ANSWER'],
+        ['+15550002', 17, 'BUSY'],
+        ['+15550003', 19, 'NOANSWER'],
+      ],
+    );
+    assert.equal(cdrs[0].billsec, 2, JSON.stringify(cdrs[0])); // the fake's channel seconds: the prompt, then the key
+    assert.deepEqual(results.map((r) => r.response), ['1']);
+    assert.equal(fake.sent('bgapi originate').length, 3);
+  } finally {
+    await drivers.close();
+    await fake.close();
+  }
+});

@@ -1,0 +1,511 @@
+/**
+ * The freeswitch driver (contract §7): one inbound Event Socket connection per gateway, opened on
+ * the first originate (`auth`, then `event plain` for the events below). A call is
+ * `bgapi originate {vars}<dial string> &park()` with our call id as origination_uuid; its
+ * BACKGROUND_JOB (`-ERR USER_BUSY` …), CHANNEL_ANSWER and CHANNEL_HANGUP_COMPLETE events settle
+ * `answered` and `ended`. The IVR runs over the same socket: each command is a `sendmsg`
+ * execute carrying our event-uuid, done when the CHANNEL_EXECUTE_COMPLETE with that
+ * Application-UUID comes (or the call ends). DTMF is read from DTMF events, with our own timers.
+ * A dropped socket ends every call in progress as a failure (NORMAL_TEMPORARY_FAILURE); nothing
+ * is ever originated again, and those channels are killed once the next connection is up.
+ * Network timing uses real timers (sockets do not follow a test clock); times of calls come from
+ * FreeSWITCH's *_uepoch variables, else ctx.clock.
+ * Not done: answering-machine detection (a call asking for it answers 'unsure', which the engine
+ * treats as a person) and speech recognition (listen() hears nothing: '').
+ * The protocol is a few dozen lines of framing (freeswitch-esl.ts), written rather than taken
+ * from a package, so reconnection and "never originate twice" stay in plain sight.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type EslConnection, type EslMessage, type Headers, openEsl, replyText } from './freeswitch-esl.ts';
+import { freeswitchSettings, type FreeswitchSettings } from './freeswitch-settings.ts';
+import { Q850, type AnswerOutcome, type Call, type DriverContext, type Hangup, type OriginateRequest, type TelephonyDriver } from './driver.ts';
+
+const EVENTS = 'BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF';
+const MAX_RECONNECT_MS = 30_000;
+/** How long a transfer waits for the B-leg's hangup event after the bridge returned. */
+const LEG_GRACE_MS = 2000;
+/** close(): how long hung-up calls may take to report their hangup. */
+const CLOSE_GRACE_MS = 2000;
+
+/** FreeSWITCH's hangup cause names and codes (Q.850, and its own 5xx/6xx above 127). */
+const CAUSES: Record<string, number> = {
+  UNALLOCATED_NUMBER: 1, NO_ROUTE_DESTINATION: 3, NORMAL_CLEARING: 16, USER_BUSY: 17, NO_USER_RESPONSE: 18,
+  NO_ANSWER: 19, SUBSCRIBER_ABSENT: 20, CALL_REJECTED: 21, NUMBER_CHANGED: 22, DESTINATION_OUT_OF_ORDER: 27,
+  INVALID_NUMBER_FORMAT: 28, NORMAL_UNSPECIFIED: 31, NORMAL_CIRCUIT_CONGESTION: 34, NETWORK_OUT_OF_ORDER: 38,
+  NORMAL_TEMPORARY_FAILURE: 41, SWITCH_CONGESTION: 42, RECOVERY_ON_TIMER_EXPIRE: 102, ORIGINATOR_CANCEL: 487,
+  MANAGER_REQUEST: 503, ALLOTTED_TIMEOUT: 602, MEDIA_TIMEOUT: 604, USER_NOT_REGISTERED: 606, PROGRESS_TIMEOUT: 607,
+  GATEWAY_DOWN: 609,
+};
+const NAMES = Object.fromEntries(Object.entries(CAUSES).map(([name, code]) => [code, name]));
+const nameOf = (code: number) => NAMES[code] ?? 'NORMAL_CLEARING';
+/** A cause name's code; an unknown name falls back on the event's Q.850 code, else 41. */
+const codeOf = (name: string, q850?: string) => CAUSES[name] ?? (Number(q850) || Q850.NormalTemporaryFailure);
+
+/** A channel variable block `{a=1,b='two words'}`: commas and quotes escaped, names sanitised. */
+export function channelVars(vars: Record<string, string>): string {
+  const value = (v: string) => {
+    const clean = v.replace(/[\r\n]+/g, ' ').replace(/[\\',]/g, (c) => `\\${c}`);
+    return /[\s{}]/.test(clean) ? `'${clean}'` : clean;
+  };
+  return `{${Object.entries(vars)
+    .map(([k, v]) => `${k.replace(/[^A-Za-z0-9_]/g, '_')}=${value(v)}`)
+    .join(',')}}`;
+}
+
+/** `gateways` is the dial-string prefix (comma-separated: tried in turn, FreeSWITCH's `|`). */
+export function dialString(gateway: OriginateRequest['gateway'], number: string): string {
+  const prefixes = gateway.gateways.split(',').map((p) => p.trim()).filter(Boolean);
+  if (!prefixes.length) return `sofia/gateway/${gateway.name}/${number}`;
+  return prefixes.map((p) => p + number).join('|');
+}
+
+const RESERVED = new Set(['origination_uuid', 'origination_caller_id_number', 'origination_caller_id_name', 'originate_timeout', 'ignore_early_media']);
+
+/**
+ * The originate command. The gateway's `originate_dial_string` is, as in Newfies-Dialer, more
+ * channel variables (`bridge_early_media=true,hangup_after_bridge=true`) added as given; the
+ * call's variables cannot override ours.
+ */
+export function originateCommand(r: OriginateRequest): string {
+  const own = {
+    origination_uuid: r.callId,
+    origination_caller_id_number: r.callerId,
+    origination_caller_id_name: r.callerName || r.callerId,
+    originate_timeout: String(r.timeoutSeconds),
+    ignore_early_media: 'true',
+  };
+  const theirs = Object.fromEntries(Object.entries(r.variables).filter(([k]) => !RESERVED.has(k)));
+  let vars = channelVars({ ...own, ...theirs });
+  const extra = r.gateway.originate_dial_string.trim().replace(/^\{|\}$/g, '');
+  if (extra) vars = `${vars.slice(0, -1)},${extra}}`;
+  return `originate ${vars}${dialString(r.gateway, r.to)} &park()`;
+}
+
+/** A time of the channel from its variables (`start`, `answer`, `end`); null when unset (0). */
+function channelTime(h: Headers, which: string): Date | null {
+  const micros = Number(h[`variable_${which}_uepoch`]);
+  if (micros > 0) return new Date(micros / 1000);
+  const seconds = Number(h[`variable_${which}_epoch`]);
+  return seconds > 0 ? new Date(seconds * 1000) : null;
+}
+
+/** The hangup a CHANNEL_HANGUP_COMPLETE tells; what it lacks comes from what we saw. */
+function hangupOf(h: Headers, seen: { startedAt: Date; answeredAt: Date | null; now: Date }): Hangup {
+  const causeName = h['Hangup-Cause'] ?? h.variable_hangup_cause ?? 'NORMAL_CLEARING';
+  const startedAt = channelTime(h, 'start') ?? seen.startedAt;
+  const answeredAt = channelTime(h, 'answer') ?? seen.answeredAt;
+  const endedAt = channelTime(h, 'end') ?? seen.now;
+  const seconds = (from: Date) => Math.max(0, Math.round((endedAt.getTime() - from.getTime()) / 1000));
+  const given = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  return {
+    cause: codeOf(causeName, h.variable_hangup_cause_q850),
+    causeName,
+    startedAt,
+    answeredAt,
+    endedAt,
+    duration: given(h.variable_duration) ?? seconds(startedAt),
+    billsec: given(h.variable_billsec) ?? (answeredAt ? seconds(answeredAt) : 0),
+  };
+}
+
+/** Resolves with `promise`, or undefined after `ms` (the timer is cleared either way). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the driver shares with its calls. */
+interface Line {
+  settings: FreeswitchSettings;
+  ctx: DriverContext;
+  /** DATA_DIR as FreeSWITCH sees it. */
+  mediaDir: string;
+  connection(): Promise<EslConnection>;
+  current(): EslConnection | undefined;
+  follow(uuid: string, channel: Channel): void;
+  unfollow(uuid: string): void;
+  job(jobUuid: string, call: FreeswitchCall): void;
+}
+
+/** A channel whose events we follow: an A-leg (FreeswitchCall) or a transfer's B-leg. */
+interface Channel {
+  onEvent(name: string, h: Headers): void;
+  /** The socket dropped: end as a failure. */
+  drop(): void;
+}
+
+export class FreeswitchDriver implements TelephonyDriver {
+  readonly name = 'freeswitch';
+  private readonly line: Line;
+  private readonly settings: FreeswitchSettings;
+  private conn: EslConnection | undefined;
+  private connecting: Promise<EslConnection> | undefined;
+  private retryAt = 0;
+  private retryDelay: number;
+  private lastError = '';
+  private closed = false;
+  private readonly channels = new Map<string, Channel>();
+  private readonly jobs = new Map<string, FreeswitchCall>();
+  /** Channels that were ringing or up when the socket dropped: killed on the next connection. */
+  private orphans: string[] = [];
+
+  /** Throws when the settings are invalid (the gateway resource checks them before). */
+  constructor(settings: unknown, ctx: DriverContext) {
+    const checked = freeswitchSettings(settings);
+    if (!checked.ok) throw new Error(`invalid freeswitch settings: ${checked.errors.join(' ')}`);
+    this.settings = checked.value;
+    this.retryDelay = this.settings.reconnect_ms;
+    this.line = {
+      settings: this.settings,
+      ctx,
+      mediaDir: this.settings.media_dir || ctx.dataDir,
+      connection: () => this.connection(),
+      current: () => (this.conn && !this.conn.closed ? this.conn : undefined),
+      follow: (uuid, channel) => this.channels.set(uuid, channel),
+      unfollow: (uuid) => this.channels.delete(uuid),
+      job: (jobUuid, call) => this.jobs.set(jobUuid, call),
+    };
+  }
+
+  /** Why the last connection failed ('' when none did). */
+  get error(): string {
+    return this.lastError;
+  }
+
+  originate(request: OriginateRequest): Call {
+    return new FreeswitchCall(this.line, request);
+  }
+
+  /** The connection, opened if needed; after a failure, fails at once until the backoff passes. */
+  private connection(): Promise<EslConnection> {
+    const { host, port } = this.settings;
+    if (this.conn && !this.conn.closed) return Promise.resolve(this.conn);
+    if (this.connecting) return this.connecting;
+    if (this.closed) return Promise.reject(new Error('the driver is closed'));
+    if (Date.now() < this.retryAt) return Promise.reject(new Error(this.lastError));
+    this.connecting = openEsl(this.settings, EVENTS, (event) => this.dispatch(event)).then(
+      (conn) => {
+        this.connecting = undefined;
+        this.conn = conn;
+        this.retryDelay = this.settings.reconnect_ms;
+        conn.onClose = () => this.dropped(conn);
+        for (const uuid of this.orphans.splice(0)) void conn.api(`uuid_kill ${uuid} NORMAL_TEMPORARY_FAILURE`).catch(() => undefined);
+        return conn;
+      },
+      (err: Error) => {
+        this.connecting = undefined;
+        this.lastError = `FreeSWITCH ${host}:${port}: ${err.message}`;
+        this.retryAt = Date.now() + this.retryDelay;
+        this.retryDelay = Math.min(this.retryDelay * 2, MAX_RECONNECT_MS);
+        throw new Error(this.lastError);
+      },
+    );
+    return this.connecting;
+  }
+
+  private dispatch(event: EslMessage): void {
+    const h = event.headers;
+    if (h['Event-Name'] === 'BACKGROUND_JOB') {
+      const call = this.jobs.get(h['Job-UUID']);
+      this.jobs.delete(h['Job-UUID']);
+      call?.onJob(event.body.trim());
+      return;
+    }
+    this.channels.get(h['Unique-ID'])?.onEvent(h['Event-Name'], h);
+  }
+
+  /** The socket dropped: every call in progress ends as a failure; the next originate reconnects. */
+  private dropped(conn: EslConnection): void {
+    if (conn !== this.conn) return;
+    this.conn = undefined;
+    this.lastError = `FreeSWITCH ${this.settings.host}:${this.settings.port}: connection lost`;
+    this.jobs.clear();
+    for (const [uuid, channel] of [...this.channels]) {
+      if (channel instanceof FreeswitchCall) this.orphans.push(uuid);
+      channel.drop();
+    }
+    this.channels.clear();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const calls = [...this.channels.values()].filter((c): c is FreeswitchCall => c instanceof FreeswitchCall);
+    await Promise.all(
+      calls.map(async (call) => {
+        await call.hangup();
+        await within(call.ended, CLOSE_GRACE_MS);
+      }),
+    );
+    const conn = this.conn;
+    if (conn) this.dropped(conn);
+    conn?.end();
+  }
+}
+
+/** A hangup we tell ourselves (FreeSWITCH could not): the socket dropped, the channel was gone … */
+function localHangup(cause: number, startedAt: Date, answeredAt: Date | null, endedAt: Date, causeName = nameOf(cause)): Hangup {
+  const seconds = (from: Date) => Math.max(0, Math.round((endedAt.getTime() - from.getTime()) / 1000));
+  return { cause, causeName, startedAt, answeredAt, endedAt, duration: seconds(startedAt), billsec: answeredAt ? seconds(answeredAt) : 0 };
+}
+
+class FreeswitchCall implements Call, Channel {
+  readonly callId: string;
+  readonly answered: Promise<AnswerOutcome>;
+  readonly ended: Promise<Hangup>;
+  private resolveAnswered!: (outcome: AnswerOutcome) => void;
+  private resolveEnded!: (hangup: Hangup) => void;
+  /** dialing: waiting for the socket; ringing: originate sent. */
+  private state: 'dialing' | 'ringing' | 'up' | 'ended' = 'dialing';
+  private jobPending = false;
+  private readonly startedAt: Date;
+  private answeredAt: Date | null = null;
+  /** Commands waiting for their CHANNEL_EXECUTE_COMPLETE, by Application-UUID. */
+  private readonly apps = new Map<string, (h: Headers | null) => void>();
+  /** Keys pressed since the last prompt began and not yet collected (type-ahead). */
+  private typeAhead = '';
+  private onDigit: ((digit: string) => void) | undefined;
+  private readonly endListeners = new Set<() => void>();
+  private recordings = 0;
+
+  constructor(
+    private readonly line: Line,
+    private readonly request: OriginateRequest,
+  ) {
+    this.callId = request.callId;
+    this.answered = new Promise((resolve) => (this.resolveAnswered = resolve));
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.startedAt = line.ctx.clock.now();
+    line.follow(this.callId, this);
+    void this.dial();
+  }
+
+  private async dial(): Promise<void> {
+    let conn: EslConnection;
+    try {
+      conn = await this.line.connection();
+    } catch {
+      this.finish(this.local(Q850.NormalTemporaryFailure)); // the engine records it and retries per policy
+      return;
+    }
+    if (this.state !== 'dialing') return; // hung up while connecting: never sent
+    this.state = 'ringing';
+    const jobUuid = crypto.randomUUID();
+    this.jobPending = true;
+    this.line.job(jobUuid, this);
+    const reply = await conn.command(`bgapi ${originateCommand(this.request)}`, { 'Job-UUID': jobUuid }).catch(() => undefined);
+    if (reply && !replyText(reply).startsWith('+OK')) this.finish(this.local(Q850.NormalTemporaryFailure));
+    // No reply: the socket dropped, and dropping ends the call.
+  }
+
+  /** BACKGROUND_JOB of the originate: `+OK <uuid>` once answered, `-ERR <CAUSE>` when it failed. */
+  onJob(result: string): void {
+    this.jobPending = false;
+    if (this.state === 'ended') return this.line.unfollow(this.callId);
+    if (result.startsWith('+OK')) return this.up(null);
+    const name = /^-ERR\s+([A-Z_]+)/.exec(result)?.[1] ?? 'NORMAL_TEMPORARY_FAILURE';
+    this.finish(this.local(codeOf(name), name));
+  }
+
+  onEvent(name: string, h: Headers): void {
+    if (name === 'CHANNEL_ANSWER') {
+      // Answered after we gave up on it (hung up before the channel existed): end it now.
+      if (this.state === 'ended') void this.line.current()?.api(`uuid_kill ${this.callId} ORIGINATOR_CANCEL`).catch(() => undefined);
+      else this.up(channelTime(h, 'answer'));
+    } else if (name === 'DTMF') {
+      const digit = h['DTMF-Digit'] ?? '';
+      if (this.onDigit) this.onDigit(digit);
+      else this.typeAhead += digit;
+    } else if (name === 'CHANNEL_EXECUTE_COMPLETE') {
+      this.apps.get(h['Application-UUID'])?.(h);
+    } else if (name === 'CHANNEL_HANGUP_COMPLETE') {
+      this.line.unfollow(this.callId);
+      this.finish(hangupOf(h, { startedAt: this.startedAt, answeredAt: this.answeredAt, now: this.line.ctx.clock.now() }));
+    }
+  }
+
+  drop(): void {
+    this.finish(this.local(Q850.NormalTemporaryFailure));
+  }
+
+  private local(cause: number, name?: string): Hangup {
+    return localHangup(cause, this.startedAt, this.answeredAt, this.line.ctx.clock.now(), name);
+  }
+
+  private up(at: Date | null): void {
+    if (this.state !== 'ringing' && this.state !== 'dialing') return;
+    this.state = 'up';
+    this.answeredAt = at ?? this.line.ctx.clock.now();
+    this.resolveAnswered({ answered: true, amd: this.request.amd ? 'unsure' : 'none' });
+    // callmaxduration: FreeSWITCH cuts the call itself, so it ends as an answered ALLOTTED_TIMEOUT.
+    const max = this.request.maxDurationSeconds;
+    if (max > 0) void this.line.current()?.api(`sched_hangup +${max} ${this.callId} ALLOTTED_TIMEOUT`).catch(() => undefined);
+  }
+
+  private finish(hangup: Hangup): void {
+    if (this.state === 'ended') return;
+    const answered = this.state === 'up';
+    this.state = 'ended';
+    // While the originate is still out, keep following the uuid (onJob/onEvent clean up).
+    if (!this.jobPending) this.line.unfollow(this.callId);
+    for (const settle of [...this.apps.values()]) settle(null);
+    for (const listener of [...this.endListeners]) listener();
+    if (!answered) this.resolveAnswered({ answered: false, hangup });
+    this.resolveEnded(hangup);
+  }
+
+  /** Runs `listener` when the call ends; returns the function that removes it. */
+  private whenEnded(listener: () => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  /** Runs a dialplan application; its CHANNEL_EXECUTE_COMPLETE headers, or null if the call ends first. */
+  private execute(app: string, arg: string): Promise<Headers | null> {
+    const conn = this.line.current();
+    if (this.state !== 'up' || !conn) return Promise.resolve(null);
+    const appUuid = crypto.randomUUID();
+    return new Promise((resolve) => {
+      const settle = (h: Headers | null) => {
+        this.apps.delete(appUuid);
+        resolve(h);
+      };
+      this.apps.set(appUuid, settle);
+      const headers = { 'call-command': 'execute', 'execute-app-name': app, 'execute-app-arg': arg, 'event-uuid': appUuid, 'event-lock': 'true' };
+      conn.command(`sendmsg ${this.callId}`, headers).then(
+        (reply) => !replyText(reply).startsWith('+OK') && settle(null),
+        () => settle(null),
+      );
+    });
+  }
+
+  /** An audio file (relative to DATA_DIR) is played; else the text is spoken through mod_tts. */
+  async play(media: { audioFile?: string | null; text?: string | null }): Promise<void> {
+    this.typeAhead = ''; // keys pressed before this prompt answer nothing
+    const { tts_engine: engine, tts_voice: voice } = this.line.settings;
+    if (media.audioFile) await this.execute('playback', path.join(this.line.mediaDir, media.audioFile));
+    else if (media.text) await this.execute('speak', `${engine}|${voice}|${media.text.replace(/\s+/g, ' ')}`);
+  }
+
+  /** Keys from DTMF events (those pressed during the prompt count), ending on '#', maxDigits or a silence. */
+  collect(opts: { maxDigits: number; timeoutSeconds: number }): Promise<string | null> {
+    if (this.state !== 'up') return Promise.resolve(null);
+    const max = opts.maxDigits > 0 ? opts.maxDigits : Infinity;
+    return new Promise((resolve) => {
+      let digits = '';
+      let timer: NodeJS.Timeout | undefined;
+      let done = false;
+      const settle = (value: string | null) => {
+        done = true;
+        clearTimeout(timer);
+        stopWaiting();
+        if (this.onDigit === take) this.onDigit = undefined;
+        resolve(value);
+      };
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => settle(digits), Math.max(0, opts.timeoutSeconds) * 1000);
+      };
+      const take = (digit: string) => {
+        if (digit === '#') return settle(digits);
+        digits += digit;
+        if (digits.length >= max) settle(digits);
+        else arm();
+      };
+      const stopWaiting = this.whenEnded(() => settle(null));
+      arm();
+      const early = [...this.typeAhead];
+      this.typeAhead = '';
+      while (early.length && !done) take(early.shift() as string);
+      this.typeAhead = early.join(''); // keys beyond this answer wait for the next
+      if (!done) this.onDigit = take;
+    });
+  }
+
+  /** `record` into DATA_DIR/recordings/<callId>-<n>.wav; ends at maxSeconds or 5 s of silence. */
+  async record(opts: { maxSeconds: number }): Promise<{ file: string; seconds: number }> {
+    if (this.state !== 'up') return { file: '', seconds: 0 };
+    this.recordings += 1;
+    const file = `recordings/${this.callId}-${this.recordings}.wav`;
+    if (!this.line.settings.media_dir) fs.mkdirSync(path.join(this.line.ctx.dataDir, 'recordings'), { recursive: true });
+    const from = Date.now();
+    const done = await this.execute('record', `${path.join(this.line.mediaDir, file)} ${Math.max(1, opts.maxSeconds)} 200 5`);
+    const told = Number(done?.variable_record_seconds);
+    const seconds = Number.isFinite(told) ? told : Math.round((Date.now() - from) / 1000);
+    return { file: seconds > 0 ? file : '', seconds };
+  }
+
+  /** Speech recognition is not wired (detect_speech needs an ASR engine): nothing is heard. */
+  async listen(): Promise<string | null> {
+    return this.state === 'up' ? '' : null;
+  }
+
+  /** `bridge` to a B-leg with our uuid; its CHANNEL_HANGUP_COMPLETE is the leg's hangup. */
+  async transfer(opts: { number: string; callerId: string; timeoutSeconds: number }): Promise<{ callId: string; hangup: Hangup }> {
+    const legId = crypto.randomUUID();
+    const now = () => this.line.ctx.clock.now();
+    if (this.state !== 'up') return { callId: legId, hangup: localHangup(Q850.OriginatorCancel, now(), null, now()) };
+    const leg = new Leg(now);
+    this.line.follow(legId, leg);
+    const vars = channelVars({ origination_uuid: legId, origination_caller_id_number: opts.callerId, originate_timeout: String(opts.timeoutSeconds) });
+    const bridged = this.execute('bridge', `${vars}${dialString(this.request.gateway, opts.number)}`);
+    // The bridge returns when the B-leg ends (or never started); its own event may come just after.
+    const afterBridge = bridged.then(async (h) => {
+      const told = await within(leg.ended, LEG_GRACE_MS);
+      if (told) return told;
+      const cause = [h?.variable_bridge_hangup_cause, h?.variable_originate_disposition].find((c) => c && c in CAUSES);
+      const name = cause ?? (h ? 'NORMAL_TEMPORARY_FAILURE' : 'ORIGINATOR_CANCEL');
+      return localHangup(codeOf(name), leg.startedAt, null, now(), name);
+    });
+    const hangup = await Promise.race([leg.ended, afterBridge]);
+    this.line.unfollow(legId);
+    return { callId: legId, hangup };
+  }
+
+  /** `conference <room>` or `fifo <queue> in`, until the caller leaves it or hangs up. */
+  async bridge(opts: { conference?: string; queue?: string }): Promise<void> {
+    if (opts.queue !== undefined) await this.execute('fifo', `${opts.queue} in`);
+    else await this.execute('conference', opts.conference ?? '');
+  }
+
+  /** `uuid_kill`; without a cause NORMAL_CLEARING when up, ORIGINATOR_CANCEL while ringing. */
+  async hangup(cause?: number): Promise<void> {
+    if (this.state === 'ended') return;
+    const code = cause ?? (this.state === 'up' ? Q850.NormalClearing : Q850.OriginatorCancel);
+    const local = () => this.finish(this.local(code));
+    const conn = this.line.current();
+    if (this.state === 'dialing' || !conn) return local(); // not on FreeSWITCH (yet, or any more)
+    const reply = await conn.api(`uuid_kill ${this.callId} ${nameOf(code)}`).catch(() => '-ERR connection closed');
+    // No such channel: it is gone or not created yet (a late answer is killed in onEvent).
+    if (!reply.startsWith('+OK')) local();
+  }
+}
+
+/** A transfer's B-leg: only its hangup matters. */
+class Leg implements Channel {
+  private settle!: (hangup: Hangup) => void;
+  readonly ended = new Promise<Hangup>((resolve) => (this.settle = resolve));
+  readonly startedAt: Date;
+  private answeredAt: Date | null = null;
+
+  constructor(private readonly now: () => Date) {
+    this.startedAt = now();
+  }
+
+  onEvent(name: string, h: Headers): void {
+    if (name === 'CHANNEL_ANSWER') this.answeredAt = channelTime(h, 'answer') ?? this.now();
+    if (name === 'CHANNEL_HANGUP_COMPLETE') this.settle(hangupOf(h, { startedAt: this.startedAt, answeredAt: this.answeredAt, now: this.now() }));
+  }
+
+  drop(): void {
+    this.settle(localHangup(Q850.NormalTemporaryFailure, this.startedAt, this.answeredAt, this.now()));
+  }
+}

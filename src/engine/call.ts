@@ -121,6 +121,10 @@ export async function dial(
     return;
   }
   track(call);
+  // A call can end while still being answered (a hangup during answering-machine detection):
+  // then it is recorded as answered, and no survey runs (nor sends an SMS) on a dead line.
+  let over = false;
+  void call.ended.then(() => (over = true));
   const answer = await call.answered;
   if (!answer.answered) {
     await record({ ...base, hangup: answer.hangup, amd: 'none', results: [], transfers: [], completed: false });
@@ -128,7 +132,7 @@ export async function dial(
   }
   let ivr: IvrOutcome = { results: [], transfers: [], completed: false };
   try {
-    ivr = await converse(ctx, c, claimed, call, answer.amd);
+    if (!over) ivr = await converse(ctx, c, claimed, call, answer.amd);
   } catch (err) {
     ctx.log.warn(`call ${claimed.callrequestId}: IVR stopped: ${(err as Error).message}`);
   }

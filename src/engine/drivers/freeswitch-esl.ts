@@ -107,7 +107,8 @@ export const replyText = (m: EslMessage) => m.headers['Reply-Text'] ?? '';
 /** Connects, authenticates and subscribes, within connect_timeout_ms. */
 export function openEsl(s: FreeswitchSettings, events: string, onEvent: (event: EslMessage) => void): Promise<EslConnection> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: s.host, port: s.port });
+    // Commands wait for replies one by one: no Nagle delay on small writes.
+    const socket = net.connect({ host: s.host, port: s.port, noDelay: true });
     const conn = new EslConnection(socket, onEvent);
     const fail = (err: Error) => {
       clearTimeout(timer);

@@ -3,7 +3,9 @@
  * driver's tests: `auth/request` on connect, `auth` checked, `event plain` subscriptions,
  * `api` answered with api/response, `bgapi` with command/reply then a BACKGROUND_JOB event,
  * `sendmsg` executes answered with CHANNEL_EXECUTE_COMPLETE (carrying the event-uuid as
- * Application-UUID). Calls follow a script per dialled number. Each channel keeps its own
+ * Application-UUID); mod_amd's `amd` sets amd_result after `amdSeconds`, and without mod_amd
+ * (`amdLoaded: false`) runs as FreeSWITCH runs an unknown application: it hangs the call up
+ * DESTINATION_OUT_OF_ORDER. Calls follow a script per dialled number. Each channel keeps its own
  * virtual clock: every scripted step lasts whole channel seconds (played in `msPerSecond` real
  * milliseconds each), so durations and billsec are exact whatever the machine's timer lag.
  * Every command is kept for assertions.
@@ -26,6 +28,10 @@ export interface FakeCallScript {
   hangupAfterSeconds?: number;
   /** A transfer's B-leg: answered, then hung up by the callee after talkSeconds. */
   transfer?: { talkSeconds: number; fail?: string };
+  /** What mod_amd's `amd` decides (NOTSURE); '' completes without amd_result. */
+  amd?: 'HUMAN' | 'MACHINE' | 'NOTSURE' | '';
+  /** Channel seconds the `amd` analysis lasts (2). */
+  amdSeconds?: number;
 }
 
 export interface FakeCommand {
@@ -52,6 +58,7 @@ const CAUSES: Record<string, number> = {
   USER_BUSY: 17,
   NO_ANSWER: 19,
   CALL_REJECTED: 21,
+  DESTINATION_OUT_OF_ORDER: 27,
   NORMAL_TEMPORARY_FAILURE: 41,
   ORIGINATOR_CANCEL: 487,
   ALLOTTED_TIMEOUT: 602,
@@ -94,7 +101,7 @@ export class FakeFreeswitch {
   private readonly realStart = Date.now();
 
   constructor(
-    private readonly opts: { password?: string; script?: (to: string) => FakeCallScript; msPerSecond?: number } = {},
+    private readonly opts: { password?: string; script?: (to: string) => FakeCallScript; msPerSecond?: number; amdLoaded?: boolean } = {},
   ) {
     this.server = net.createServer((socket) => this.accept(socket));
   }
@@ -131,6 +138,7 @@ export class FakeFreeswitch {
 
   private accept(socket: net.Socket): void {
     this.sockets.add(socket);
+    socket.setNoDelay(true); // events at once: Nagle would hold one back behind an unacknowledged write
     socket.on('close', () => (this.sockets.delete(socket), this.listening.delete(socket)));
     socket.on('error', () => {});
     let authed = false;
@@ -210,6 +218,7 @@ export class FakeFreeswitch {
       this.later(ch, Number(args[0].replace('+', '')), () => this.hangup(ch.uuid, args[2] ?? 'ALLOTTED_TIMEOUT'));
       return `+OK Scheduled\n`;
     }
+    if (name === 'module_exists') return String(args[0] === 'mod_amd' && this.opts.amdLoaded !== false);
     return `-ERR ${name} Command not found!\n`;
   }
 
@@ -309,6 +318,10 @@ export class FakeFreeswitch {
     } else if (app === 'record') {
       const seconds = ch.script.recordSeconds ?? 3;
       this.later(ch, seconds, () => complete({ variable_record_seconds: seconds }));
+    } else if (app === 'amd') {
+      if (this.opts.amdLoaded === false) return this.hangup(uuid, 'DESTINATION_OUT_OF_ORDER'); // "Invalid Application amd"
+      const result = ch.script.amd ?? 'NOTSURE';
+      this.later(ch, ch.script.amdSeconds ?? 2, () => complete(result ? { variable_amd_result: result, variable_amd_cause: 'SCRIPTED' } : {}));
     } else if (app === 'bridge') {
       this.bridge(ch, arg, complete);
     } else {

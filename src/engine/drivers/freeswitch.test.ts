@@ -1,7 +1,8 @@
 /**
  * The freeswitch driver against a fake FreeSWITCH Event Socket on loopback
  * (freeswitch.fixtures.ts): auth, the originate string, answer/busy/no-answer, the IVR commands
- * over sendmsg, callmaxduration, a dropped socket; and one campaign run through the engine.
+ * over sendmsg, answering-machine detection (mod_amd), callmaxduration, a dropped socket; and
+ * campaigns run through the engine.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../db/database.ts';
-import { CampaignStatus, SectionType } from '../../db/schema.ts';
+import { AmdStatus, CampaignStatus, SectionType } from '../../db/schema.ts';
 import { dbLabel, testDatabase } from '../../../test/helpers.ts';
 import { systemClock } from '../clock.ts';
 import { flowOf, scenario, section } from '../engine.fixtures.ts';
@@ -25,8 +26,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-driver-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 /** A fake switch (scripts by dialled number) and a driver connected to it; both closed after the test. */
-async function setup(scripts: Record<string, FakeCallScript> = {}, settings: Record<string, unknown> = {}) {
-  const fake = new FakeFreeswitch({ script: (to) => scripts[to] ?? {} });
+async function setup(scripts: Record<string, FakeCallScript> = {}, settings: Record<string, unknown> = {}, fakeOpts: { amdLoaded?: boolean } = {}) {
+  const fake = new FakeFreeswitch({ script: (to) => scripts[to] ?? {}, ...fakeOpts });
   const port = await fake.listen();
   const driver = new FreeswitchDriver({ port, ...settings }, { clock: systemClock, dataDir });
   after(async () => {
@@ -155,6 +156,51 @@ test('a call hung up while ringing ends ORIGINATOR_CANCEL', { timeout: 10_000 },
   assert.equal(!answer.answered && answer.hangup.causeName, 'ORIGINATOR_CANCEL');
 });
 
+/** The `amd` applications the fake was asked to run, by channel. */
+const amdRuns = (fake: FakeFreeswitch) => fake.sent('sendmsg').filter((c) => c.headers['execute-app-name'] === 'amd').map((c) => c.line.slice('sendmsg '.length));
+
+test('with AMD asked, mod_amd decides the answer: MACHINE is machine, HUMAN person, NOTSURE or nothing unsure', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ m: { amd: 'MACHINE' }, h: { amd: 'HUMAN' }, n: { amd: 'NOTSURE' }, e: { amd: '' } });
+  const calls = ['m', 'h', 'n', 'e'].map((to) => driver.originate(request(to, { amd: true })));
+  const answers = await Promise.all(calls.map((c) => c.answered));
+  assert.deepEqual(answers, ['machine', 'person', 'unsure', 'unsure'].map((amd) => ({ answered: true, amd })));
+  assert.deepEqual(amdRuns(fake).sort(), calls.map((c) => c.callId).sort());
+  assert.equal(fake.sent('api module_exists mod_amd').length, 1, 'asked once, as the connection opened');
+  // The detection is part of the answered call: the fake's 2 s of analysis are billed.
+  await calls[0].hangup();
+  const hangup = await calls[0].ended;
+  assert.deepEqual([hangup.causeName, hangup.billsec], ['NORMAL_CLEARING', 2], JSON.stringify(hangup));
+});
+
+test('without AMD asked no amd application runs and the answer is amd none', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ m: { amd: 'MACHINE' } });
+  const call = driver.originate(request('m'));
+  assert.deepEqual(await call.answered, { answered: true, amd: 'none' });
+  await call.play({ text: 'Hello' });
+  assert.deepEqual(amdRuns(fake), []);
+});
+
+test('without mod_amd loaded a call asking for AMD answers unsure and stays up (no amd run, which would hang it up)', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ m: { amd: 'MACHINE' } }, {}, { amdLoaded: false });
+  const call = driver.originate(request('m', { amd: true }));
+  assert.deepEqual(await call.answered, { answered: true, amd: 'unsure' });
+  assert.deepEqual(amdRuns(fake), []);
+  await call.play({ text: 'Hello' });
+  await call.hangup();
+  assert.equal((await call.ended).causeName, 'NORMAL_CLEARING');
+});
+
+test('a caller hanging up during detection ends an answered call, answered unsure', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ m: { amd: 'MACHINE', amdSeconds: 5, hangupAfterSeconds: 3 } });
+  const call = driver.originate(request('m', { amd: true }));
+  const [answer, hangup] = await Promise.all([call.answered, call.ended]);
+  assert.deepEqual(answer, { answered: true, amd: 'unsure' });
+  assert.equal(amdRuns(fake).length, 1, JSON.stringify(fake.commands));
+  assert.ok(hangup.answeredAt, JSON.stringify(hangup));
+  assert.deepEqual([hangup.causeName, hangup.billsec], ['NORMAL_CLEARING', 3], JSON.stringify(hangup));
+  assert.equal(await call.collect({ maxDigits: 1, timeoutSeconds: 1 }), null);
+});
+
 test('callmaxduration cuts an answered call with ALLOTTED_TIMEOUT', { timeout: 10_000 }, async () => {
   const { fake, driver } = await setup();
   const call = driver.originate(request('15550001', { maxDurationSeconds: 3 }));
@@ -253,6 +299,66 @@ test(`a campaign on a freeswitch gateway runs to the end with the switch's cause
     assert.equal(cdrs[0].billsec, 2, JSON.stringify(cdrs[0])); // the fake's channel seconds: the prompt, then the key
     assert.deepEqual(results.map((r) => r.response), ['1']);
     assert.equal(fake.sent('bgapi originate').length, 3);
+  } finally {
+    await drivers.close();
+    await fake.close();
+  }
+});
+
+test(`a voicemail campaign with amd_behavior 2 on a freeswitch gateway hangs up on mod_amd's machines, surveys its people, and records a hangup during detection as answered (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const fake = new FakeFreeswitch({
+    script: (to) =>
+      (
+        ({
+          '+15550001': { amd: 'MACHINE' },
+          '+15550002': { amd: 'HUMAN', dtmf: ['1'] },
+          '+15550003': { amd: 'MACHINE', amdSeconds: 5, hangupAfterSeconds: 1 },
+        }) as Record<string, FakeCallScript>
+      )[to] ?? {},
+  });
+  const port = await fake.listen();
+  const question = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 1, keys: [null, 'yes', ...Array(8).fill(null)], completed: true });
+  const s = await scenario(db, {
+    numbers: ['+15550001', '+15550002', '+15550003'],
+    gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
+    campaign: { end_when_done: true, calltimeout: 3, voicemail: true, amd_behavior: 2, survey_snapshot: flowOf([question]) },
+  });
+  const drivers = gatewayDrivers({ clock: s.clock, dataDir });
+  const engine = new Engine({
+    db,
+    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
+    clock: s.clock,
+    drivers: (gateway) => drivers.driverOf(gateway),
+    config: { timeZone: 'UTC', billingIncrement: 1 },
+    databaseKind: 'postgres',
+  });
+  try {
+    for (let i = 0; i < 10; i++) {
+      await engine.runOnce();
+      await engine.settle();
+      await s.clock.advance(1000);
+    }
+    const cdrs = await queryRows<{ phone_number: string; amd_status: number; disposition: string; billsec: number; callid: string }>(
+      db,
+      sql`select phone_number, amd_status, disposition, billsec, callid from cdrs where campaign_id = ${s.campaignId} order by phone_number`,
+    );
+    const results = await queryRows<{ response: string }>(
+      db,
+      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
+    );
+    assert.deepEqual(
+      cdrs.map((c) => [c.phone_number, c.amd_status, c.disposition]),
+      [
+        ['+15550001', AmdStatus.Machine, 'ANSWER'],
+        ['+15550002', AmdStatus.Person, 'ANSWER'],
+        ['+15550003', AmdStatus.Unsure, 'ANSWER'],
+      ],
+      JSON.stringify(cdrs),
+    );
+    assert.deepEqual(results.map((r) => r.response), ['1'], 'only the person was surveyed');
+    assert.equal(cdrs[2].billsec, 1, JSON.stringify(cdrs[2])); // hung up 1 s into the detection
+    const prompts = fake.sent('sendmsg').filter((c) => c.headers['execute-app-name'] === 'speak').map((c) => c.line);
+    assert.deepEqual(prompts, [`sendmsg ${cdrs[1].callid}`], 'the machine heard nothing');
   } finally {
     await drivers.close();
     await fake.close();

@@ -10,8 +10,13 @@
  * is ever originated again, and those channels are killed once the next connection is up.
  * Network timing uses real timers (sockets do not follow a test clock); times of calls come from
  * FreeSWITCH's *_uepoch variables, else ctx.clock.
- * Not done: answering-machine detection (a call asking for it answers 'unsure', which the engine
- * treats as a person) and speech recognition (listen() hears nothing: '').
+ * Answering-machine detection (campaign `voicemail`) is mod_amd's `amd` application, as in
+ * Newfies-Dialer (github.com/areski/mod_amd, Asterisk's app_amd ported), which must be loaded in
+ * FreeSWITCH: run on answer, its `amd_result` (HUMAN, MACHINE, NOTSURE) becomes the AMD result
+ * before `answered` settles. Without mod_amd (asked as each connection opens, since FreeSWITCH
+ * hangs up a call that runs an unknown application) every result is 'unsure', which the engine
+ * treats as a person.
+ * Not done: speech recognition (listen() hears nothing: '').
  * The protocol is a few dozen lines of framing (freeswitch-esl.ts), written rather than taken
  * from a package, so reconnection and "never originate twice" stay in plain sight.
  */
@@ -20,7 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type EslConnection, type EslMessage, type Headers, openEsl, replyText } from './freeswitch-esl.ts';
 import { freeswitchSettings, type FreeswitchSettings } from './freeswitch-settings.ts';
-import { Q850, type AnswerOutcome, type Call, type DriverContext, type Hangup, type OriginateRequest, type TelephonyDriver } from './driver.ts';
+import { Q850, type AmdResult, type AnswerOutcome, type Call, type DriverContext, type Hangup, type OriginateRequest, type TelephonyDriver } from './driver.ts';
 
 const EVENTS = 'BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF';
 const MAX_RECONNECT_MS = 30_000;
@@ -110,6 +115,9 @@ function hangupOf(h: Headers, seen: { startedAt: Date; answeredAt: Date | null; 
   };
 }
 
+/** mod_amd's `amd_result` → ours; NOTSURE, none or anything else is 'unsure'. */
+const AMD_RESULTS: Record<string, AmdResult> = { HUMAN: 'person', MACHINE: 'machine' };
+
 /** Resolves with `promise`, or undefined after `ms` (the timer is cleared either way). */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -134,6 +142,8 @@ interface Line {
   follow(uuid: string, channel: Channel): void;
   unfollow(uuid: string): void;
   job(jobUuid: string, call: FreeswitchCall): void;
+  /** Whether FreeSWITCH has mod_amd loaded (false when the socket is down). */
+  amdLoaded(): Promise<boolean>;
 }
 
 /** A channel whose events we follow: an A-leg (FreeswitchCall) or a transfer's B-leg. */
@@ -157,6 +167,8 @@ export class FreeswitchDriver implements TelephonyDriver {
   private readonly jobs = new Map<string, FreeswitchCall>();
   /** Channels that were ringing or up when the socket dropped: killed on the next connection. */
   private orphans: string[] = [];
+  /** `module_exists mod_amd`, asked as each connection opens (a restarted FreeSWITCH may have loaded it). */
+  private amd: Promise<boolean> = Promise.resolve(false);
 
   /** Throws when the settings are invalid (the gateway resource checks them before). */
   constructor(settings: unknown, ctx: DriverContext) {
@@ -173,6 +185,7 @@ export class FreeswitchDriver implements TelephonyDriver {
       follow: (uuid, channel) => this.channels.set(uuid, channel),
       unfollow: (uuid) => this.channels.delete(uuid),
       job: (jobUuid, call) => this.jobs.set(jobUuid, call),
+      amdLoaded: () => (this.line.current() ? this.amd : Promise.resolve(false)),
     };
   }
 
@@ -198,6 +211,7 @@ export class FreeswitchDriver implements TelephonyDriver {
         this.conn = conn;
         this.retryDelay = this.settings.reconnect_ms;
         conn.onClose = () => this.dropped(conn);
+        this.amd = conn.api('module_exists mod_amd').then((reply) => reply.trim() === 'true', () => false);
         for (const uuid of this.orphans.splice(0)) void conn.api(`uuid_kill ${uuid} NORMAL_TEMPORARY_FAILURE`).catch(() => undefined);
         return conn;
       },
@@ -344,10 +358,19 @@ class FreeswitchCall implements Call, Channel {
     if (this.state !== 'ringing' && this.state !== 'dialing') return;
     this.state = 'up';
     this.answeredAt = at ?? this.line.ctx.clock.now();
-    this.resolveAnswered({ answered: true, amd: this.request.amd ? 'unsure' : 'none' });
     // callmaxduration: FreeSWITCH cuts the call itself, so it ends as an answered ALLOTTED_TIMEOUT.
     const max = this.request.maxDurationSeconds;
     if (max > 0) void this.line.current()?.api(`sched_hangup +${max} ${this.callId} ALLOTTED_TIMEOUT`).catch(() => undefined);
+    if (!this.request.amd) return this.resolveAnswered({ answered: true, amd: 'none' });
+    // A hangup during detection settles `ended` first; `answered` still says answered ('unsure').
+    void this.detect().then((amd) => this.resolveAnswered({ answered: true, amd }));
+  }
+
+  /** mod_amd's `amd` listens to the greeting (up to its total_analysis_time), then sets amd_result. */
+  private async detect(): Promise<AmdResult> {
+    if (!(await this.line.amdLoaded())) return 'unsure';
+    const done = await this.execute('amd', '');
+    return AMD_RESULTS[done?.variable_amd_result ?? ''] ?? 'unsure';
   }
 
   private finish(hangup: Hangup): void {

@@ -50,6 +50,22 @@ describe(`spool (${dbLabel})`, () => {
     assert.deepEqual(byId.map((r) => r.duplicate_contact), ['+33612345679', '+12035550111', '+12035550110']);
   });
 
+  test('time zones are found for every prefix of the phonebooks, with or without a +', async () => {
+    const a = await makePhonebook(db, user.id, ['33612345670', '+12035550120', '+12055550122', '12125550121', '+33612345671']);
+    const b = await makePhonebook(db, user.id, ['+4930123450']);
+    const id = await campaignWith([a, b]);
+    assert.equal(await spoolCampaign(db, id), 6);
+    const zones = Object.fromEntries((await subscribersOf(id)).map((r) => [r.duplicate_contact, r.tz_code]));
+    assert.deepEqual(zones, {
+      '+12035550120': 'America/New_York',
+      '+12055550122': 'America/Chicago',
+      '+33612345671': 'Europe/Paris',
+      '+4930123450': 'Europe/Berlin',
+      '12125550121': 'America/New_York',
+      '33612345670': 'Europe/Paris',
+    });
+  });
+
   test('contacts trickled into the phonebooks of a running campaign join it; not a paused one', async () => {
     const book = await makePhonebook(db, user.id, ['+4930123456']);
     const running = await campaignWith([book]);

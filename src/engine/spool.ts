@@ -48,14 +48,34 @@ async function maxContactId(db: Db): Promise<number> {
   return Number(row?.m ?? 0);
 }
 
-/** The zone of each number prefix among `numbers` (a query yielding prefix and sample). */
-async function zonesByPrefix(db: Db, prefixQuery: SQL, timeZone: string): Promise<string> {
-  const prefixes = await queryRows<{ prefix: string; sample: string }>(db, prefixQuery);
+const prefixOf = (column: SQL) => sql`left(ltrim(${column}, '+'), ${PREFIX_DIGITS})`;
+
+/**
+ * The zone of each number prefix found in the phonebooks `books` (an SQL list of ids), as JSON
+ * rows {prefix, tz_code, gmt_offset} for the INSERT to join. Prefixes are found by a skip scan
+ * of the (phonebook_id, contact) index: from each number, the next one past its prefix (numbers
+ * sort bytewise, collation "C"), one index probe per prefix, instead of reading every contact
+ * (half a second for a million). It sees every contact of the phonebooks, a superset of those
+ * spooled: the extra prefixes are harmless.
+ */
+async function zonesOfPhonebooks(db: Db, books: SQL, timeZone: string): Promise<string> {
+  const rawPrefix = (contact: SQL) => sql`left(${contact}, ${PREFIX_DIGITS} + (left(${contact}, 1) = '+')::int)`;
+  const prefixes = await queryRows<{ prefix: string; sample: string }>(
+    db,
+    sql`with recursive books as (${books}), found as (
+          select b.id as book, f.contact from books b, lateral (
+            select c.contact from contacts c where c.phonebook_id = b.id order by c.contact limit 1) f
+          union all
+          select found.book, n.contact from found, lateral (
+            select c.contact from contacts c
+            where c.phonebook_id = found.book and c.contact > (${rawPrefix(sql`found.contact`)} || chr(255)) collate "C"
+            order by c.contact limit 1) n
+        )
+        select ${prefixOf(sql`contact`)} as prefix, min(contact) as sample from found group by 1`,
+  );
   const now = new Date();
   return JSON.stringify(prefixes.map(({ prefix, sample }) => ({ prefix, ...zoneOfNumber(sample, timeZone, now) })));
 }
-
-const prefixOf = (column: SQL) => sql`left(ltrim(${column}, '+'), ${PREFIX_DIGITS})`;
 
 /**
  * Inserts the active contacts with `after` < id ≤ `upTo` of the phonebooks (all of the
@@ -79,21 +99,16 @@ async function insertSubscribers(
   const onlyPhonebooks = phonebookIds
     ? sql`and cp.phonebook_id in (${sql.join(phonebookIds.map((id) => sql`${id}`), sql`, `)})`
     : sql``;
+  const books = sql`select cp.phonebook_id as id from ${t.phonebooks} cp where cp.${t.campaignColumn} = ${campaignId} ${onlyPhonebooks}`;
   const source = sql`from contacts c
-          where c.id > ${after} and c.id <= ${upTo} and c.status = ${ContactStatus.Active}
-            and c.phonebook_id in (
-              select cp.phonebook_id from ${t.phonebooks} cp where cp.${t.campaignColumn} = ${campaignId} ${onlyPhonebooks})`;
+          where c.id > ${after} and c.id <= ${upTo} and c.status = ${ContactStatus.Active} and c.phonebook_id in (${books})`;
   return db.transaction(async (tx) => {
     const campaign = await queryRows(tx as Db, sql`select id from ${t.campaigns} where id = ${campaignId} for no key update`);
     if (campaign.length === 0) return 0;
     // The sort that keeps one subscriber per number fits in memory (a million numbers: ~100 MB
     // for this transaction only) instead of spilling to disk.
     await tx.execute(sql`set local work_mem = '256MB'`);
-    const zones = await zonesByPrefix(
-      tx as Db,
-      sql`select ${prefixOf(sql`c.contact`)} as prefix, min(c.contact) as sample ${source} group by 1`,
-      timeZone,
-    );
+    const zones = await zonesOfPhonebooks(tx as Db, books, timeZone);
     const [row] = await queryRows<{ n: number }>(
       tx as Db,
       // One subscriber per number: DISTINCT ON keeps a number's first contact (numbers sort

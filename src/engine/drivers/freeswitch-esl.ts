@@ -50,7 +50,10 @@ export class EslParser {
   }
 }
 
-/** A text/event-plain body: URL-encoded headers, then (BACKGROUND_JOB) its own body. */
+/**
+ * A text/event-plain body: URL-encoded headers, then, after a blank line, the event's own body
+ * when it has one (BACKGROUND_JOB's result, DETECTED_SPEECH's NLSML), kept as sent.
+ */
 export function parseEvent(body: string): EslMessage {
   const end = body.indexOf('\n\n');
   const headers = parseHeaders(end < 0 ? body : body.slice(0, end), true);

@@ -3,7 +3,7 @@
  * defaults, checked when the gateway is written and again when the driver is built. The checks
  * are the SMS drivers' (one style of message for every gateway resource).
  */
-import { checks, checkSettings, type SettingsResult } from '../sms-drivers/settings.ts';
+import { type Check, checks, checkSettings, type SettingsResult } from '../sms-drivers/settings.ts';
 
 export interface FreeswitchSettings {
   /** Event Socket address (mod_event_socket's listen-ip / listen-port). */
@@ -22,7 +22,16 @@ export interface FreeswitchSettings {
   /** mod_tts engine and voice of text prompts: `speak <engine>|<voice>|<text>`. */
   tts_engine: string;
   tts_voice: string;
+  /**
+   * ASR module (`pocketsphinx`, `unimrcp`, `unimrcp:<profile>` …) and grammar of speech
+   * sections: `detect_speech <asr_engine> <asr_grammar> …`, so neither may hold a space.
+   */
+  asr_engine: string;
+  asr_grammar: string;
 }
+
+/** One detect_speech argument: FreeSWITCH splits the application's data on spaces. */
+const word: Check = (v) => (typeof v === 'string' && /^\S+$/.test(v) ? null : 'must be a non-empty string without spaces.');
 
 const SPECS = {
   host: { check: checks.text, default: '127.0.0.1' },
@@ -33,6 +42,8 @@ const SPECS = {
   media_dir: { check: checks.anyText, default: '' },
   tts_engine: { check: checks.text, default: 'flite' },
   tts_voice: { check: checks.text, default: 'kal' },
+  asr_engine: { check: word, default: 'pocketsphinx' },
+  asr_grammar: { check: word, default: 'default' },
 };
 
 /** Checks raw settings (null/undefined = all defaults) and fills in the defaults. */

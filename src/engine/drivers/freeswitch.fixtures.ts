@@ -1,14 +1,17 @@
 /**
  * A fake FreeSWITCH Event Socket (mod_event_socket, inbound) on 127.0.0.1 for the freeswitch
- * driver's tests: `auth/request` on connect, `auth` checked, `event plain` subscriptions,
- * `api` answered with api/response, `bgapi` with command/reply then a BACKGROUND_JOB event,
- * `sendmsg` executes answered with CHANNEL_EXECUTE_COMPLETE (carrying the event-uuid as
- * Application-UUID); mod_amd's `amd` sets amd_result after `amdSeconds`, and without mod_amd
- * (`amdLoaded: false`) runs as FreeSWITCH runs an unknown application: it hangs the call up
- * DESTINATION_OUT_OF_ORDER. Calls follow a script per dialled number. Each channel keeps its own
- * virtual clock: every scripted step lasts whole channel seconds (played in `msPerSecond` real
- * milliseconds each), so durations and billsec are exact whatever the machine's timer lag.
- * Every command is kept for assertions.
+ * driver's tests: `auth/request` on connect, `auth` checked, `event plain` subscriptions (only
+ * the events named are sent), `api` answered with api/response, `bgapi` with command/reply then
+ * a BACKGROUND_JOB event, `sendmsg` executes answered with CHANNEL_EXECUTE_COMPLETE (carrying
+ * the event-uuid as Application-UUID); mod_amd's `amd` sets amd_result after `amdSeconds`, and
+ * without mod_amd (`amdLoaded: false`) runs as FreeSWITCH runs an unknown application: it hangs
+ * the call up DESTINATION_OUT_OF_ORDER. `set` sets a channel variable; `detect_speech <engine>
+ * <grammar> <name>` starts a recognizer that hears the script's `speech` (DETECTED_SPEECH
+ * begin-speaking, then detected-speech with an NLSML body; fired only with fire_asr_events set,
+ * as FreeSWITCH does) until `detect_speech stop`. Calls follow a script per dialled number. Each
+ * channel keeps its own virtual clock: every scripted step lasts whole channel seconds (played in
+ * `msPerSecond` real milliseconds each), so durations and billsec are exact whatever the
+ * machine's timer lag. Every command is kept for assertions.
  */
 import net from 'node:net';
 import type { Headers } from './freeswitch-esl.ts';
@@ -32,6 +35,12 @@ export interface FakeCallScript {
   amd?: 'HUMAN' | 'MACHINE' | 'NOTSURE' | '';
   /** Channel seconds the `amd` analysis lasts (2). */
   amdSeconds?: number;
+  /**
+   * What the caller says to each detect_speech in turn (a string: to every one); '' or none is
+   * silence, which brings no result. The words are recognised `speechSeconds` (1) after the start.
+   */
+  speech?: string | string[];
+  speechSeconds?: number;
 }
 
 export interface FakeCommand {
@@ -48,6 +57,11 @@ interface Channel {
   answerMs: number | null;
   prompts: number;
   timers: Set<NodeJS.Timeout>;
+  /** Channel variables set by `set`. */
+  vars: Record<string, string>;
+  /** detect_speech starts so far; the running recognizer's number (0: none). */
+  listens: number;
+  recognizing: number;
   /** The B-leg bridged to this channel. */
   bridgedTo?: string;
   onEnd?: (leg: Channel) => void;
@@ -96,7 +110,8 @@ export class FakeFreeswitch {
   authenticated = 0;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
-  private readonly listening = new Set<net.Socket>();
+  /** Subscribed connections and their event names (`event plain A B …`; ALL is every event). */
+  private readonly listening = new Map<net.Socket, Set<string>>();
   private readonly channels = new Map<string, Channel>();
   private readonly realStart = Date.now();
 
@@ -181,7 +196,7 @@ export class FakeFreeswitch {
     const [verb, ...words] = line.split(' ');
     const rest = words.join(' ');
     if (verb === 'event') {
-      this.listening.add(socket);
+      this.listening.set(socket, new Set(words.slice(1)));
       return this.reply(socket, `+OK event listener enabled ${words[0]}`);
     }
     if (verb === 'api') {
@@ -227,7 +242,7 @@ export class FakeFreeswitch {
     const lines = Object.entries({ 'Event-Name': name, ...fields }).map(([k, v]) => `${k}: ${encodeURIComponent(String(v))}\n`);
     if (body) lines.push(`Content-Length: ${Buffer.byteLength(body)}\n`);
     const text = `${lines.join('')}\n${body}`;
-    for (const socket of this.listening) socket.write(`Content-Length: ${Buffer.byteLength(text)}\nContent-Type: text/event-plain\n\n${text}`);
+    for (const [socket, names] of this.listening) if (names.has(name) || names.has('ALL')) socket.write(`Content-Length: ${Buffer.byteLength(text)}\nContent-Type: text/event-plain\n\n${text}`);
   }
 
   /** Runs `run` after `seconds` of the channel's time (its clock then reads at least that). */
@@ -267,7 +282,7 @@ export class FakeFreeswitch {
   }
 
   private open(uuid: string, script: FakeCallScript): Channel {
-    const ch: Channel = { uuid, script, startMs: this.now(), v: 0, answerMs: null, prompts: 0, timers: new Set() };
+    const ch: Channel = { uuid, script, startMs: this.now(), v: 0, answerMs: null, prompts: 0, timers: new Set(), vars: {}, listens: 0, recognizing: 0 };
     this.channels.set(uuid, ch);
     return ch;
   }
@@ -324,9 +339,43 @@ export class FakeFreeswitch {
       this.later(ch, ch.script.amdSeconds ?? 2, () => complete(result ? { variable_amd_result: result, variable_amd_cause: 'SCRIPTED' } : {}));
     } else if (app === 'bridge') {
       this.bridge(ch, arg, complete);
+    } else if (app === 'set') {
+      const at = arg.indexOf('=');
+      if (at > 0) ch.vars[arg.slice(0, at)] = arg.slice(at + 1);
+      complete();
+    } else if (app === 'detect_speech') {
+      this.detectSpeech(ch, arg.split(' '));
+      complete(); // detect_speech returns at once; the recognizer runs on the channel's audio
     } else {
       this.later(ch, 1, () => complete()); // conference, fifo …: the caller leaves after a second
     }
+  }
+
+  /** mod_dptools' detect_speech: `stop`, or `<engine> <grammar> <name>` starting a recognizer. */
+  private detectSpeech(ch: Channel, args: string[]): void {
+    if (args[0] === 'stop') {
+      ch.recognizing = 0;
+      return;
+    }
+    if (args.length < 3) return;
+    const run = ++ch.listens;
+    ch.recognizing = run;
+    const said = Array.isArray(ch.script.speech) ? ch.script.speech[run - 1] : ch.script.speech;
+    if (!said) return;
+    const fire = (type: string, body = '') => {
+      // FreeSWITCH fires ASR events only with fire_asr_events set; else they stay on the session.
+      if (ch.recognizing !== run || ch.vars.fire_asr_events !== 'true') return;
+      this.emit('DETECTED_SPEECH', { 'Unique-ID': ch.uuid, 'Speech-Type': type }, body);
+    };
+    const seconds = ch.script.speechSeconds ?? 1;
+    this.later(ch, Math.min(1, seconds) / 2, () => fire('begin-speaking'));
+    this.later(ch, seconds, () => {
+      const words = said.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
+      fire(
+        'detected-speech',
+        `<?xml version="1.0"?>\n<result grammar="${args[1]}">\n  <interpretation grammar="${args[1]}" confidence="90">\n    <input mode="speech">${words}</input>\n  </interpretation>\n</result>\n`,
+      );
+    });
   }
 
   /** `bridge {origination_uuid=…}dial`: the B-leg answers, talks, hangs up; then the bridge returns. */

@@ -1,7 +1,8 @@
 /**
  * The freeswitch driver against a fake FreeSWITCH Event Socket on loopback
  * (freeswitch.fixtures.ts): auth, the originate string, answer/busy/no-answer, the IVR commands
- * over sendmsg, answering-machine detection (mod_amd), callmaxduration, a dropped socket; and
+ * over sendmsg, answering-machine detection (mod_amd), speech recognition (detect_speech),
+ * callmaxduration, a dropped socket; and
  * campaigns run through the engine.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ import { Engine } from '../engine.ts';
 import { gatewayDrivers } from '../gateway-drivers.ts';
 import type { OriginateRequest } from './driver.ts';
 import { FreeswitchDriver } from './freeswitch.ts';
+import { nlsmlText } from './freeswitch-messages.ts';
 import { type FakeCallScript, FakeFreeswitch } from './freeswitch.fixtures.ts';
 import { createDriver } from './index.ts';
 
@@ -83,7 +85,7 @@ test('originate sends the uuid, caller id, timeout, escaped variables and the di
     "bgapi originate {origination_uuid=abc-1,origination_caller_id_number=5550100,origination_caller_id_name=Acme,originate_timeout=30,ignore_early_media=true,campaign_id=7,full_name='Ann\\, O\\'Lee',bridge_early_media=true}sofia/gateway/a/15550001|sofia/gateway/b/15550001 &park()",
   );
   assert.match(bg.headers['Job-UUID'], /^[0-9a-f-]{36}$/);
-  assert.deepEqual(fake.commands.slice(0, 2).map((c) => c.line), ['auth ClueCon', 'event plain BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF']);
+  assert.deepEqual(fake.commands.slice(0, 2).map((c) => c.line), ['auth ClueCon', 'event plain BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF DETECTED_SPEECH']);
   // Without a prefix the gateway's name makes the dial string.
   const other = driver.originate(request('15550002', { gateway: { id: 2, name: 'gw2', gateways: '', originate_dial_string: '', settings: {} } }));
   await other.answered;
@@ -201,6 +203,63 @@ test('a caller hanging up during detection ends an answered call, answered unsur
   assert.equal(await call.collect({ maxDigits: 1, timeoutSeconds: 1 }), null);
 });
 
+/** The applications run on a channel, as `app arg`. */
+const appsOf = (fake: FakeFreeswitch, callId: string) =>
+  fake.sent(`sendmsg ${callId}`).map((c) => `${c.headers['execute-app-name']} ${c.headers['execute-app-arg']}`);
+
+test('listen runs detect_speech, answers the words of its DETECTED_SPEECH result, then stops recognition', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ '15550001': { speech: 'yes please' } });
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  assert.equal(await call.listen({ timeoutSeconds: 5 }), 'yes please');
+  assert.deepEqual(appsOf(fake, call.callId), ['set fire_asr_events=true', 'detect_speech pocketsphinx default dialer', 'detect_speech stop']);
+});
+
+test('listen uses the asr_engine and asr_grammar settings, and each listen starts and stops its own recognition', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ '15550001': { speech: ['', 'no & never'] } }, { asr_engine: 'unimrcp:mrcp-v2', asr_grammar: 'builtin:grammar/boolean' });
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  assert.equal(await call.listen({ timeoutSeconds: 0.2 }), '', 'silence');
+  assert.equal(await call.listen({ timeoutSeconds: 5 }), 'no & never');
+  const start = 'detect_speech unimrcp:mrcp-v2 builtin:grammar/boolean dialer';
+  assert.deepEqual(appsOf(fake, call.callId), ['set fire_asr_events=true', start, 'detect_speech stop', start, 'detect_speech stop']);
+});
+
+test('listen with nothing said answers empty after its timeout, stops recognition, and the call goes on', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  const from = Date.now();
+  assert.equal(await call.listen({ timeoutSeconds: 0.3 }), '');
+  assert.ok(Date.now() - from >= 290, `waited ${Date.now() - from} ms`);
+  assert.deepEqual(appsOf(fake, call.callId).slice(1), ['detect_speech pocketsphinx default dialer', 'detect_speech stop']);
+  await call.play({ text: 'Goodbye' });
+  await call.hangup();
+  assert.equal((await call.ended).causeName, 'NORMAL_CLEARING');
+});
+
+test('a caller hanging up during listen makes it answer null at once, with no stop sent', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup({ '15550001': { hangupAfterSeconds: 10 } });
+  const call = driver.originate(request('15550001'));
+  await call.answered;
+  const from = Date.now();
+  assert.equal(await call.listen({ timeoutSeconds: 30 }), null);
+  assert.ok(Date.now() - from < 5000, `waited ${Date.now() - from} ms`);
+  assert.deepEqual(appsOf(fake, call.callId), ['set fire_asr_events=true', 'detect_speech pocketsphinx default dialer']);
+  assert.equal((await call.ended).causeName, 'NORMAL_CLEARING');
+  assert.equal(await call.listen({ timeoutSeconds: 1 }), null, 'after the hangup');
+});
+
+test('nlsmlText reads the input of mod_pocketsphinx and mod_unimrcp results; no input, no match or none is empty', () => {
+  const pocketsphinx = (input: string) => `<?xml version="1.0"?>\n<result grammar="yesno">\n  <interpretation>\n    <input mode="speech">${input}</input>\n  </interpretation>\n</result>\n`;
+  assert.equal(nlsmlText(pocketsphinx(' yes \n please ')), 'yes please');
+  assert.equal(nlsmlText(pocketsphinx('<noinput/>')), '');
+  assert.equal(nlsmlText(pocketsphinx('<nomatch/>')), '');
+  assert.equal(nlsmlText('<result><interpretation confidence="0.9"><instance>true</instance><input mode="speech" confidence="0.9">fish &amp; chips &#233;</input></interpretation></result>'), 'fish & chips é');
+  assert.equal(nlsmlText('<result><interpretation><input mode="speech"><![CDATA[a <b> c]]></input></interpretation></result>'), 'a <b> c');
+  assert.equal(nlsmlText(''), '');
+});
+
 test('callmaxduration cuts an answered call with ALLOTTED_TIMEOUT', { timeout: 10_000 }, async () => {
   const { fake, driver } = await setup();
   const call = driver.originate(request('15550001', { maxDurationSeconds: 3 }));
@@ -247,6 +306,10 @@ test('close() hangs up the calls in progress', { timeout: 10_000 }, async () => 
 test('the registry builds the freeswitch driver and checks its settings', () => {
   assert.equal(createDriver({ driver: 'freeswitch', settings: {} }, { clock: systemClock, dataDir }).name, 'freeswitch');
   assert.throws(() => createDriver({ driver: 'freeswitch', settings: { port: 0, dial: 'x' } }, { clock: systemClock, dataDir }), /port: must be an integer from 1 to 65535\. dial: is not a setting/);
+  assert.throws(
+    () => createDriver({ driver: 'freeswitch', settings: { asr_engine: 'pocket sphinx', asr_grammar: '' } }, { clock: systemClock, dataDir }),
+    /asr_engine: must be a non-empty string without spaces\. asr_grammar: must be a non-empty string without spaces\./,
+  );
 });
 
 const database = await testDatabase();
@@ -359,6 +422,41 @@ test(`a voicemail campaign with amd_behavior 2 on a freeswitch gateway hangs up 
     assert.equal(cdrs[2].billsec, 1, JSON.stringify(cdrs[2])); // hung up 1 s into the detection
     const prompts = fake.sent('sendmsg').filter((c) => c.headers['execute-app-name'] === 'speak').map((c) => c.line);
     assert.deepEqual(prompts, [`sendmsg ${cdrs[1].callid}`], 'the machine heard nothing');
+  } finally {
+    await drivers.close();
+    await fake.close();
+  }
+});
+
+test(`a speech recognition section of a campaign on a freeswitch gateway records the caller's words as its response (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const fake = new FakeFreeswitch({ script: (to) => (to === '+15550001' ? { speech: 'yes please' } : {}) });
+  const port = await fake.listen();
+  const question = section({ type: SectionType.SpeechRecognition, question: 'Say yes or no', timeout: 5, completed: true });
+  const s = await scenario(db, {
+    numbers: ['+15550001'],
+    gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
+    campaign: { end_when_done: true, calltimeout: 3, survey_snapshot: flowOf([question]) },
+  });
+  const drivers = gatewayDrivers({ clock: s.clock, dataDir });
+  const engine = new Engine({
+    db,
+    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
+    clock: s.clock,
+    drivers: (gateway) => drivers.driverOf(gateway),
+    config: { timeZone: 'UTC', billingIncrement: 1 },
+    databaseKind: 'postgres',
+  });
+  try {
+    for (let i = 0; i < 5; i++) {
+      await engine.runOnce();
+      await engine.settle();
+      await s.clock.advance(1000);
+    }
+    const results = await queryRows<{ response: string }>(
+      db,
+      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
+    );
+    assert.deepEqual(results.map((r) => r.response), ['yes please'], JSON.stringify(fake.commands.map((c) => c.headers['execute-app-arg'] ?? c.line)));
   } finally {
     await drivers.close();
     await fake.close();

@@ -16,107 +16,32 @@
  * before `answered` settles. Without mod_amd (asked as each connection opens, since FreeSWITCH
  * hangs up a call that runs an unknown application) every result is 'unsure', which the engine
  * treats as a person.
- * Not done: speech recognition (listen() hears nothing: '').
+ * Speech recognition is mod_dptools' `detect_speech` with the ASR module named in `asr_engine`
+ * (mod_pocketsphinx, mod_unimrcp …), which must be loaded in FreeSWITCH: listen() sets
+ * fire_asr_events (without it DETECTED_SPEECH stays on the channel and never reaches the socket),
+ * starts `detect_speech <asr_engine> <asr_grammar> dialer`, takes the `<input>` text of the first
+ * DETECTED_SPEECH `detected-speech` result (NLSML in the event's body), and stops recognition.
+ * Without the module nothing is ever detected: every listen() waits its timeout and hears ''.
  * The protocol is a few dozen lines of framing (freeswitch-esl.ts), written rather than taken
- * from a package, so reconnection and "never originate twice" stay in plain sight.
+ * from a package, so reconnection and "never originate twice" stay in plain sight; the commands
+ * and events themselves are read and written by plain functions in freeswitch-messages.ts.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type EslConnection, type EslMessage, type Headers, openEsl, replyText } from './freeswitch-esl.ts';
+import { AMD_RESULTS, CAUSES, channelTime, channelVars, codeOf, dialString, hangupOf, nameOf, nlsmlText, originateCommand } from './freeswitch-messages.ts';
 import { freeswitchSettings, type FreeswitchSettings } from './freeswitch-settings.ts';
 import { Q850, type AmdResult, type AnswerOutcome, type Call, type DriverContext, type Hangup, type OriginateRequest, type TelephonyDriver } from './driver.ts';
 
-const EVENTS = 'BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF';
+const EVENTS = 'BACKGROUND_JOB CHANNEL_ANSWER CHANNEL_HANGUP_COMPLETE CHANNEL_EXECUTE_COMPLETE DTMF DETECTED_SPEECH';
+/** detect_speech's grammar name (its third argument: what `detect_speech nogrammar` would name). */
+const GRAMMAR_NAME = 'dialer';
 const MAX_RECONNECT_MS = 30_000;
 /** How long a transfer waits for the B-leg's hangup event after the bridge returned. */
 const LEG_GRACE_MS = 2000;
 /** close(): how long hung-up calls may take to report their hangup. */
 const CLOSE_GRACE_MS = 2000;
-
-/** FreeSWITCH's hangup cause names and codes (Q.850, and its own 5xx/6xx above 127). */
-const CAUSES: Record<string, number> = {
-  UNALLOCATED_NUMBER: 1, NO_ROUTE_DESTINATION: 3, NORMAL_CLEARING: 16, USER_BUSY: 17, NO_USER_RESPONSE: 18,
-  NO_ANSWER: 19, SUBSCRIBER_ABSENT: 20, CALL_REJECTED: 21, NUMBER_CHANGED: 22, DESTINATION_OUT_OF_ORDER: 27,
-  INVALID_NUMBER_FORMAT: 28, NORMAL_UNSPECIFIED: 31, NORMAL_CIRCUIT_CONGESTION: 34, NETWORK_OUT_OF_ORDER: 38,
-  NORMAL_TEMPORARY_FAILURE: 41, SWITCH_CONGESTION: 42, RECOVERY_ON_TIMER_EXPIRE: 102, ORIGINATOR_CANCEL: 487,
-  MANAGER_REQUEST: 503, ALLOTTED_TIMEOUT: 602, MEDIA_TIMEOUT: 604, USER_NOT_REGISTERED: 606, PROGRESS_TIMEOUT: 607,
-  GATEWAY_DOWN: 609,
-};
-const NAMES = Object.fromEntries(Object.entries(CAUSES).map(([name, code]) => [code, name]));
-const nameOf = (code: number) => NAMES[code] ?? 'NORMAL_CLEARING';
-/** A cause name's code; an unknown name falls back on the event's Q.850 code, else 41. */
-const codeOf = (name: string, q850?: string) => CAUSES[name] ?? (Number(q850) || Q850.NormalTemporaryFailure);
-
-/** A channel variable block `{a=1,b='two words'}`: commas and quotes escaped, names sanitised. */
-export function channelVars(vars: Record<string, string>): string {
-  const value = (v: string) => {
-    const clean = v.replace(/[\r\n]+/g, ' ').replace(/[\\',]/g, (c) => `\\${c}`);
-    return /[\s{}]/.test(clean) ? `'${clean}'` : clean;
-  };
-  return `{${Object.entries(vars)
-    .map(([k, v]) => `${k.replace(/[^A-Za-z0-9_]/g, '_')}=${value(v)}`)
-    .join(',')}}`;
-}
-
-/** `gateways` is the dial-string prefix (comma-separated: tried in turn, FreeSWITCH's `|`). */
-export function dialString(gateway: OriginateRequest['gateway'], number: string): string {
-  const prefixes = gateway.gateways.split(',').map((p) => p.trim()).filter(Boolean);
-  if (!prefixes.length) return `sofia/gateway/${gateway.name}/${number}`;
-  return prefixes.map((p) => p + number).join('|');
-}
-
-const RESERVED = new Set(['origination_uuid', 'origination_caller_id_number', 'origination_caller_id_name', 'originate_timeout', 'ignore_early_media']);
-
-/**
- * The originate command. The gateway's `originate_dial_string` is, as in Newfies-Dialer, more
- * channel variables (`bridge_early_media=true,hangup_after_bridge=true`) added as given; the
- * call's variables cannot override ours.
- */
-export function originateCommand(r: OriginateRequest): string {
-  const own = {
-    origination_uuid: r.callId,
-    origination_caller_id_number: r.callerId,
-    origination_caller_id_name: r.callerName || r.callerId,
-    originate_timeout: String(r.timeoutSeconds),
-    ignore_early_media: 'true',
-  };
-  const theirs = Object.fromEntries(Object.entries(r.variables).filter(([k]) => !RESERVED.has(k)));
-  let vars = channelVars({ ...own, ...theirs });
-  const extra = r.gateway.originate_dial_string.trim().replace(/^\{|\}$/g, '');
-  if (extra) vars = `${vars.slice(0, -1)},${extra}}`;
-  return `originate ${vars}${dialString(r.gateway, r.to)} &park()`;
-}
-
-/** A time of the channel from its variables (`start`, `answer`, `end`); null when unset (0). */
-function channelTime(h: Headers, which: string): Date | null {
-  const micros = Number(h[`variable_${which}_uepoch`]);
-  if (micros > 0) return new Date(micros / 1000);
-  const seconds = Number(h[`variable_${which}_epoch`]);
-  return seconds > 0 ? new Date(seconds * 1000) : null;
-}
-
-/** The hangup a CHANNEL_HANGUP_COMPLETE tells; what it lacks comes from what we saw. */
-function hangupOf(h: Headers, seen: { startedAt: Date; answeredAt: Date | null; now: Date }): Hangup {
-  const causeName = h['Hangup-Cause'] ?? h.variable_hangup_cause ?? 'NORMAL_CLEARING';
-  const startedAt = channelTime(h, 'start') ?? seen.startedAt;
-  const answeredAt = channelTime(h, 'answer') ?? seen.answeredAt;
-  const endedAt = channelTime(h, 'end') ?? seen.now;
-  const seconds = (from: Date) => Math.max(0, Math.round((endedAt.getTime() - from.getTime()) / 1000));
-  const given = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
-  return {
-    cause: codeOf(causeName, h.variable_hangup_cause_q850),
-    causeName,
-    startedAt,
-    answeredAt,
-    endedAt,
-    duration: given(h.variable_duration) ?? seconds(startedAt),
-    billsec: given(h.variable_billsec) ?? (answeredAt ? seconds(answeredAt) : 0),
-  };
-}
-
-/** mod_amd's `amd_result` → ours; NOTSURE, none or anything else is 'unsure'. */
-const AMD_RESULTS: Record<string, AmdResult> = { HUMAN: 'person', MACHINE: 'machine' };
 
 /** Resolves with `promise`, or undefined after `ms` (the timer is cleared either way). */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -148,7 +73,7 @@ interface Line {
 
 /** A channel whose events we follow: an A-leg (FreeswitchCall) or a transfer's B-leg. */
 interface Channel {
-  onEvent(name: string, h: Headers): void;
+  onEvent(name: string, h: Headers, body: string): void;
   /** The socket dropped: end as a failure. */
   drop(): void;
 }
@@ -234,7 +159,7 @@ export class FreeswitchDriver implements TelephonyDriver {
       call?.onJob(event.body.trim());
       return;
     }
-    this.channels.get(h['Unique-ID'])?.onEvent(h['Event-Name'], h);
+    this.channels.get(h['Unique-ID'])?.onEvent(h['Event-Name'], h, event.body);
   }
 
   /** The socket dropped: every call in progress ends as a failure; the next originate reconnects. */
@@ -287,6 +212,10 @@ class FreeswitchCall implements Call, Channel {
   /** Keys pressed since the last prompt began and not yet collected (type-ahead). */
   private typeAhead = '';
   private onDigit: ((digit: string) => void) | undefined;
+  /** The listen() waiting for a detected-speech result (its NLSML). */
+  private onSpeech: ((result: string) => void) | undefined;
+  /** fire_asr_events is set on the channel (once, before its first detect_speech). */
+  private asrEvents = false;
   private readonly endListeners = new Set<() => void>();
   private recordings = 0;
 
@@ -329,7 +258,7 @@ class FreeswitchCall implements Call, Channel {
     this.finish(this.local(codeOf(name), name));
   }
 
-  onEvent(name: string, h: Headers): void {
+  onEvent(name: string, h: Headers, body: string): void {
     if (name === 'CHANNEL_ANSWER') {
       // Answered after we gave up on it (hung up before the channel existed): end it now.
       if (this.state === 'ended') void this.line.current()?.api(`uuid_kill ${this.callId} ORIGINATOR_CANCEL`).catch(() => undefined);
@@ -340,6 +269,9 @@ class FreeswitchCall implements Call, Channel {
       else this.typeAhead += digit;
     } else if (name === 'CHANNEL_EXECUTE_COMPLETE') {
       this.apps.get(h['Application-UUID'])?.(h);
+    } else if (name === 'DETECTED_SPEECH') {
+      // begin-speaking (barge-in) only says someone talks; the words come with detected-speech.
+      if (h['Speech-Type'] === 'detected-speech') this.onSpeech?.(body);
     } else if (name === 'CHANNEL_HANGUP_COMPLETE') {
       this.line.unfollow(this.callId);
       this.finish(hangupOf(h, { startedAt: this.startedAt, answeredAt: this.answeredAt, now: this.line.ctx.clock.now() }));
@@ -466,9 +398,32 @@ class FreeswitchCall implements Call, Channel {
     return { file: seconds > 0 ? file : '', seconds };
   }
 
-  /** Speech recognition is not wired (detect_speech needs an ASR engine): nothing is heard. */
-  async listen(): Promise<string | null> {
-    return this.state === 'up' ? '' : null;
+  /**
+   * `detect_speech` with the settings' ASR engine and grammar: the words of its first
+   * detected-speech result, '' when none comes within timeoutSeconds of its start (or it holds
+   * no input), null when the call ends first. Recognition is stopped before returning.
+   */
+  async listen(opts: { timeoutSeconds: number }): Promise<string | null> {
+    if (this.state !== 'up') return null;
+    const { asr_engine: engine, asr_grammar: grammar } = this.line.settings;
+    let stopWaiting: () => void = () => {};
+    const heard = new Promise<string | null>((resolve) => {
+      this.onSpeech = (result) => resolve(nlsmlText(result));
+      stopWaiting = this.whenEnded(() => resolve(null));
+    });
+    try {
+      // Without fire_asr_events the results are only queued on the session, never fired to us.
+      if (!this.asrEvents) this.asrEvents = (await this.execute('set', 'fire_asr_events=true')) !== null;
+      const started = await this.execute('detect_speech', `${engine} ${grammar} ${GRAMMAR_NAME}`);
+      if (this.state !== 'up') return null;
+      if (!started) return ''; // refused (the socket answered -ERR): nothing can be heard
+      const words = await within(heard, Math.max(0, opts.timeoutSeconds) * 1000);
+      return words === undefined ? '' : words;
+    } finally {
+      this.onSpeech = undefined;
+      stopWaiting();
+      if (this.state === 'up') await this.execute('detect_speech', 'stop');
+    }
   }
 
   /** `bridge` to a B-leg with our uuid; its CHANNEL_HANGUP_COMPLETE is the leg's hangup. */

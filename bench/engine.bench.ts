@@ -80,6 +80,23 @@ async function spoolBaseline(db: Database, book: number): Promise<number> {
   return seconds;
 }
 
+/** Where the WAL is and how many checkpoints ran: what a timed write cost beyond its own time. */
+async function walState(db: Database): Promise<{ lsn: string; checkpoints: number }> {
+  return one<{ lsn: string; checkpoints: number }>(
+    db,
+    sql`select pg_current_wal_lsn()::text as lsn, (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+  );
+}
+
+async function walSince(db: Database, before: { lsn: string; checkpoints: number }): Promise<{ mb: number; checkpoints: number }> {
+  const now = await one<{ bytes: string; checkpoints: number }>(
+    db,
+    sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before.lsn}::pg_lsn)::text as bytes,
+          (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+  );
+  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints };
+}
+
 async function patchStatus(server: Server, id: number, status: number): Promise<number> {
   const started = Date.now();
   const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, {
@@ -171,8 +188,13 @@ async function postgres(backend: Backend): Promise<void> {
     const rssStart = engine.rssMb();
     engine.resetPeak();
     await db.db.execute(sql`checkpoint`);
+    const before = await walState(db);
     const spool = await patchStatus(server, main, 1);
-    console.log(`PostgreSQL: spool of ${fmt(n)} subscribers ${fmt(spool, 1)} s (target ≤ 10 s); baseline raw INSERT … SELECT ${fmt(baseline, 1)} s`);
+    const wal = await walSince(db, before);
+    console.log(
+      `PostgreSQL: spool of ${fmt(n)} subscribers ${fmt(spool, 1)} s (target ≤ 10 s); baseline raw INSERT … SELECT ${fmt(baseline, 1)} s; ` +
+        `the spool wrote ${fmt(wal.mb)} MB of WAL, ${wal.checkpoints} checkpoint(s) during it`,
+    );
     const run = await runToEnd(server, main, n, db);
     await check(db, f, main, n);
     console.log(

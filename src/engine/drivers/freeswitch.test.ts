@@ -315,16 +315,19 @@ test('the registry builds the freeswitch driver and checks its settings', () => 
 const database = await testDatabase();
 const db = database.db;
 
-test(`a campaign on a freeswitch gateway runs to the end with the switch's causes and billsec in its CDRs (${dbLabel})`, { timeout: 60_000 }, async () => {
-  const fake = new FakeFreeswitch({
-    script: (to) => ({ '+15550001': { dtmf: ['1'], hangupAfterSeconds: 30 }, '+15550002': { fail: 'USER_BUSY' }, '+15550003': { fail: 'NO_ANSWER' } })[to] ?? {},
-  });
+type CampaignValues = NonNullable<Parameters<typeof scenario>[1]>['campaign'];
+
+/**
+ * Runs a campaign calling `numbers` on a freeswitch gateway that points at `fake`, through the
+ * engine, for `seconds` of its clock (one pass a second); closes the driver and the fake after.
+ * Returns the campaign's id.
+ */
+async function runCampaign(fake: FakeFreeswitch, numbers: string[], campaign: CampaignValues, seconds: number): Promise<number> {
   const port = await fake.listen();
-  const question = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 1, keys: [null, 'yes', ...Array(8).fill(null)], completed: true });
   const s = await scenario(db, {
-    numbers: ['+15550001', '+15550002', '+15550003'],
+    numbers,
     gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
-    campaign: { end_when_done: true, calltimeout: 3, survey_snapshot: flowOf([question]) },
+    campaign: { end_when_done: true, calltimeout: 3, ...campaign },
   });
   const drivers = gatewayDrivers({ clock: s.clock, dataDir });
   const engine = new Engine({
@@ -336,36 +339,50 @@ test(`a campaign on a freeswitch gateway runs to the end with the switch's cause
     databaseKind: 'postgres',
   });
   try {
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < seconds; i++) {
       await engine.runOnce();
       await engine.settle();
       await s.clock.advance(1000);
     }
-    const [campaign] = await queryRows<{ status: number }>(db, sql`select status from campaigns where id = ${s.campaignId}`);
-    const cdrs = await queryRows<{ phone_number: string; hangup_cause_q850: number; disposition: string; billsec: number }>(
-      db,
-      sql`select phone_number, hangup_cause_q850, disposition, billsec from cdrs where campaign_id = ${s.campaignId} order by phone_number`,
-    );
-    const results = await queryRows<{ response: string }>(
-      db,
-      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
-    );
-    assert.equal(campaign.status, CampaignStatus.End, JSON.stringify(cdrs));
-    assert.deepEqual(
-      cdrs.map((c) => [c.phone_number, c.hangup_cause_q850, c.disposition]),
-      [
-        ['+15550001', 16, 'ANSWER'],
-        ['+15550002', 17, 'BUSY'],
-        ['+15550003', 19, 'NOANSWER'],
-      ],
-    );
-    assert.equal(cdrs[0].billsec, 2, JSON.stringify(cdrs[0])); // the fake's channel seconds: the prompt, then the key
-    assert.deepEqual(results.map((r) => r.response), ['1']);
-    assert.equal(fake.sent('bgapi originate').length, 3);
   } finally {
     await drivers.close();
     await fake.close();
   }
+  return s.campaignId;
+}
+
+/** The survey answers recorded for the campaign's calls. */
+const responsesOf = async (campaignId: number) =>
+  (
+    await queryRows<{ response: string }>(
+      db,
+      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${campaignId}`,
+    )
+  ).map((r) => r.response);
+
+test(`a campaign on a freeswitch gateway runs to the end with the switch's causes and billsec in its CDRs (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const fake = new FakeFreeswitch({
+    script: (to) => ({ '+15550001': { dtmf: ['1'], hangupAfterSeconds: 30 }, '+15550002': { fail: 'USER_BUSY' }, '+15550003': { fail: 'NO_ANSWER' } })[to] ?? {},
+  });
+  const question = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 1, keys: [null, 'yes', ...Array(8).fill(null)], completed: true });
+  const id = await runCampaign(fake, ['+15550001', '+15550002', '+15550003'], { survey_snapshot: flowOf([question]) }, 10);
+  const [campaign] = await queryRows<{ status: number }>(db, sql`select status from campaigns where id = ${id}`);
+  const cdrs = await queryRows<{ phone_number: string; hangup_cause_q850: number; disposition: string; billsec: number }>(
+    db,
+    sql`select phone_number, hangup_cause_q850, disposition, billsec from cdrs where campaign_id = ${id} order by phone_number`,
+  );
+  assert.equal(campaign.status, CampaignStatus.End, JSON.stringify(cdrs));
+  assert.deepEqual(
+    cdrs.map((c) => [c.phone_number, c.hangup_cause_q850, c.disposition]),
+    [
+      ['+15550001', 16, 'ANSWER'],
+      ['+15550002', 17, 'BUSY'],
+      ['+15550003', 19, 'NOANSWER'],
+    ],
+  );
+  assert.equal(cdrs[0].billsec, 2, JSON.stringify(cdrs[0])); // the fake's channel seconds: the prompt, then the key
+  assert.deepEqual(await responsesOf(id), ['1']);
+  assert.equal(fake.sent('bgapi originate').length, 3);
 });
 
 test(`a voicemail campaign with amd_behavior 2 on a freeswitch gateway hangs up on mod_amd's machines, surveys its people, and records a hangup during detection as answered (${dbLabel})`, { timeout: 60_000 }, async () => {
@@ -379,86 +396,30 @@ test(`a voicemail campaign with amd_behavior 2 on a freeswitch gateway hangs up 
         }) as Record<string, FakeCallScript>
       )[to] ?? {},
   });
-  const port = await fake.listen();
   const question = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 1, keys: [null, 'yes', ...Array(8).fill(null)], completed: true });
-  const s = await scenario(db, {
-    numbers: ['+15550001', '+15550002', '+15550003'],
-    gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
-    campaign: { end_when_done: true, calltimeout: 3, voicemail: true, amd_behavior: 2, survey_snapshot: flowOf([question]) },
-  });
-  const drivers = gatewayDrivers({ clock: s.clock, dataDir });
-  const engine = new Engine({
+  const id = await runCampaign(fake, ['+15550001', '+15550002', '+15550003'], { voicemail: true, amd_behavior: 2, survey_snapshot: flowOf([question]) }, 10);
+  const cdrs = await queryRows<{ phone_number: string; amd_status: number; disposition: string; billsec: number; callid: string }>(
     db,
-    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
-    clock: s.clock,
-    drivers: (gateway) => drivers.driverOf(gateway),
-    config: { timeZone: 'UTC', billingIncrement: 1 },
-    databaseKind: 'postgres',
-  });
-  try {
-    for (let i = 0; i < 10; i++) {
-      await engine.runOnce();
-      await engine.settle();
-      await s.clock.advance(1000);
-    }
-    const cdrs = await queryRows<{ phone_number: string; amd_status: number; disposition: string; billsec: number; callid: string }>(
-      db,
-      sql`select phone_number, amd_status, disposition, billsec, callid from cdrs where campaign_id = ${s.campaignId} order by phone_number`,
-    );
-    const results = await queryRows<{ response: string }>(
-      db,
-      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
-    );
-    assert.deepEqual(
-      cdrs.map((c) => [c.phone_number, c.amd_status, c.disposition]),
-      [
-        ['+15550001', AmdStatus.Machine, 'ANSWER'],
-        ['+15550002', AmdStatus.Person, 'ANSWER'],
-        ['+15550003', AmdStatus.Unsure, 'ANSWER'],
-      ],
-      JSON.stringify(cdrs),
-    );
-    assert.deepEqual(results.map((r) => r.response), ['1'], 'only the person was surveyed');
-    assert.equal(cdrs[2].billsec, 1, JSON.stringify(cdrs[2])); // hung up 1 s into the detection
-    const prompts = fake.sent('sendmsg').filter((c) => c.headers['execute-app-name'] === 'speak').map((c) => c.line);
-    assert.deepEqual(prompts, [`sendmsg ${cdrs[1].callid}`], 'the machine heard nothing');
-  } finally {
-    await drivers.close();
-    await fake.close();
-  }
+    sql`select phone_number, amd_status, disposition, billsec, callid from cdrs where campaign_id = ${id} order by phone_number`,
+  );
+  assert.deepEqual(
+    cdrs.map((c) => [c.phone_number, c.amd_status, c.disposition]),
+    [
+      ['+15550001', AmdStatus.Machine, 'ANSWER'],
+      ['+15550002', AmdStatus.Person, 'ANSWER'],
+      ['+15550003', AmdStatus.Unsure, 'ANSWER'],
+    ],
+    JSON.stringify(cdrs),
+  );
+  assert.deepEqual(await responsesOf(id), ['1'], 'only the person was surveyed');
+  assert.equal(cdrs[2].billsec, 1, JSON.stringify(cdrs[2])); // hung up 1 s into the detection
+  const prompts = fake.sent('sendmsg').filter((c) => c.headers['execute-app-name'] === 'speak').map((c) => c.line);
+  assert.deepEqual(prompts, [`sendmsg ${cdrs[1].callid}`], 'the machine heard nothing');
 });
 
 test(`a speech recognition section of a campaign on a freeswitch gateway records the caller's words as its response (${dbLabel})`, { timeout: 60_000 }, async () => {
   const fake = new FakeFreeswitch({ script: (to) => (to === '+15550001' ? { speech: 'yes please' } : {}) });
-  const port = await fake.listen();
   const question = section({ type: SectionType.SpeechRecognition, question: 'Say yes or no', timeout: 5, completed: true });
-  const s = await scenario(db, {
-    numbers: ['+15550001'],
-    gateway: { driver: 'freeswitch', settings: { host: '127.0.0.1', port }, gateways: 'sofia/gateway/carrier/' },
-    campaign: { end_when_done: true, calltimeout: 3, survey_snapshot: flowOf([question]) },
-  });
-  const drivers = gatewayDrivers({ clock: s.clock, dataDir });
-  const engine = new Engine({
-    db,
-    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
-    clock: s.clock,
-    drivers: (gateway) => drivers.driverOf(gateway),
-    config: { timeZone: 'UTC', billingIncrement: 1 },
-    databaseKind: 'postgres',
-  });
-  try {
-    for (let i = 0; i < 5; i++) {
-      await engine.runOnce();
-      await engine.settle();
-      await s.clock.advance(1000);
-    }
-    const results = await queryRows<{ response: string }>(
-      db,
-      sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`,
-    );
-    assert.deepEqual(results.map((r) => r.response), ['yes please'], JSON.stringify(fake.commands.map((c) => c.headers['execute-app-arg'] ?? c.line)));
-  } finally {
-    await drivers.close();
-    await fake.close();
-  }
+  const id = await runCampaign(fake, ['+15550001'], { survey_snapshot: flowOf([question]) }, 5);
+  assert.deepEqual(await responsesOf(id), ['yes please'], JSON.stringify(fake.commands.map((c) => c.headers['execute-app-arg'] ?? c.line)));
 });

@@ -35,6 +35,16 @@ test(`recover() closes calls left CALLING by a dead engine as ENGINE_RESTART fai
   assert.equal(await pass(s), 1, 'the retry is dialled once, intervalretry later');
 });
 
+test(`recover() puts back PENDING a subscriber left IN_PROCESS with no call in flight (a hand-edited row) (${dbLabel})`, async () => {
+  const s = await scenario(db, { numbers: ['+15550011', '+15550012'] });
+  const [a, b] = s.subscriberIds;
+  await db.update(subscribers).set({ status: 6 }).where(eq(subscribers.id, a));
+  await db.update(subscribers).set({ status: 8 }).where(eq(subscribers.id, b));
+  assert.equal(await s.engine.recover(), 0, 'no call was in flight');
+  const subs = await db.select().from(subscribers).where(eq(subscribers.campaign_id, s.campaignId)).orderBy(subscribers.id);
+  assert.deepEqual(subs.map((x) => x.status), [1, 8], JSON.stringify(subs));
+});
+
 test(`a contact added to a phonebook of a running campaign joins it and is called (${dbLabel})`, async () => {
   // Spooling stamps next_attempt_at with the database's now(): the test clock runs ahead of it.
   const s = await scenario(db, { numbers: ['+15550001'], clockAt: '2099-01-05T09:00:00Z', campaign: { expirationdate: '2099-12-31T00:00:00Z' } });

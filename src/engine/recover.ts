@@ -71,9 +71,11 @@ export async function recoverOrphans(ctx: EngineContext, opts: { anyOtherEngine:
     );
   }
   // A subscriber IN_PROCESS with no CALLING callrequest (crash between writes is impossible —
-  // they share a transaction — but a hand-edited row is not): back to PENDING.
+  // they share a transaction — but a hand-edited row is not): back to PENDING. Looked up per
+  // campaign, so the (campaign_id, status) index answers it instead of a scan of every subscriber.
   await ctx.db.execute(sql`update subscribers s set status = ${SubscriberStatus.Pending}
-    where s.status = ${SubscriberStatus.InProcess} and not exists (select 1 from callrequests r
+    where s.campaign_id in (select id from campaigns) and s.status = ${SubscriberStatus.InProcess}
+      and not exists (select 1 from callrequests r
       where r.subscriber_id = s.id and r.status = ${CallRequestStatus.Calling})`);
   if (orphans.length) ctx.log.warn(`closed ${orphans.length} call(s) left in flight by a stopped engine (${restartCause})`);
   return orphans.length;

@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
-import { and, asc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { campaignPhonebooks, campaigns, gateways } from '../../db/schema.ts';
+import { campaigns, gateways } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedBy } from '../../http/scope.ts';
+import { voiceSpool } from '../../engine/spool.ts';
+import { linkedPhonebooks, linkPhonebooks, setLinkedPhonebooks } from './campaign-phonebooks.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type CampaignInsert = typeof campaigns.$inferInsert;
@@ -67,41 +69,13 @@ export async function deleteCampaign(db: Db, id: number): Promise<void> {
 }
 
 /** The phonebook ids of each campaign. */
-export async function phonebooksOf(db: Db, campaignIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(campaignIds.map((id) => [id, []]));
-  if (campaignIds.length === 0) return out;
-  const rows = await db
-    .select()
-    .from(campaignPhonebooks)
-    .where(inArray(campaignPhonebooks.campaign_id, campaignIds))
-    .orderBy(asc(campaignPhonebooks.phonebook_id));
-  for (const row of rows) out.get(row.campaign_id)?.push(row.phonebook_id);
-  return out;
-}
+export const phonebooksOf = (db: Db, campaignIds: number[]) => linkedPhonebooks(db, voiceSpool, campaignIds);
 
 /** Links the phonebooks to the campaign; returns the ids that were not linked before. */
-export async function addPhonebooks(db: Db, campaignId: number, phonebookIds: number[]): Promise<number[]> {
-  if (phonebookIds.length === 0) return [];
-  const rows = await db
-    .insert(campaignPhonebooks)
-    .values(phonebookIds.map((phonebook_id) => ({ campaign_id: campaignId, phonebook_id })))
-    .onConflictDoNothing()
-    .returning({ id: campaignPhonebooks.phonebook_id });
-  return rows.map((r) => r.id);
-}
+export const addPhonebooks = (db: Db, campaignId: number, phonebookIds: number[]) => linkPhonebooks(db, voiceSpool, campaignId, phonebookIds);
 
 /** Makes the campaign's phonebooks exactly `phonebookIds`; returns the ids newly added. */
-export async function setPhonebooks(db: Db, campaignId: number, phonebookIds: number[]): Promise<number[]> {
-  await db
-    .delete(campaignPhonebooks)
-    .where(
-      and(
-        eq(campaignPhonebooks.campaign_id, campaignId),
-        phonebookIds.length ? notInArray(campaignPhonebooks.phonebook_id, phonebookIds) : undefined,
-      ),
-    );
-  return addPhonebooks(db, campaignId, phonebookIds);
-}
+export const setPhonebooks = (db: Db, campaignId: number, phonebookIds: number[]) => setLinkedPhonebooks(db, voiceSpool, campaignId, phonebookIds);
 
 /** Status of each gateway (1 active, 0 inactive). */
 export async function gatewayStatuses(db: Db, ids: number[]): Promise<Map<number, number>> {

@@ -1,10 +1,12 @@
 /** SQL of the sms-campaigns resource: find, list, insert, update, delete, and the set reads of a record. */
 import crypto from 'node:crypto';
-import { and, asc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { smsCampaignPhonebooks, smsCampaigns, smsGateways } from '../../db/schema.ts';
+import { smsCampaigns, smsGateways } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedBy } from '../../http/scope.ts';
+import { smsSpool } from '../../engine/spool.ts';
+import { linkedPhonebooks, linkPhonebooks, setLinkedPhonebooks } from '../campaigns/campaign-phonebooks.ts';
 
 export type SmsCampaignRow = typeof smsCampaigns.$inferSelect;
 export type SmsCampaignInsert = typeof smsCampaigns.$inferInsert;
@@ -68,41 +70,13 @@ export async function deleteSmsCampaign(db: Db, id: number): Promise<void> {
 }
 
 /** The phonebook ids of each SMS campaign. */
-export async function smsPhonebooksOf(db: Db, ids: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(ids.map((id) => [id, []]));
-  if (ids.length === 0) return out;
-  const rows = await db
-    .select()
-    .from(smsCampaignPhonebooks)
-    .where(inArray(smsCampaignPhonebooks.sms_campaign_id, ids))
-    .orderBy(asc(smsCampaignPhonebooks.phonebook_id));
-  for (const row of rows) out.get(row.sms_campaign_id)?.push(row.phonebook_id);
-  return out;
-}
+export const smsPhonebooksOf = (db: Db, ids: number[]) => linkedPhonebooks(db, smsSpool, ids);
 
 /** Links the phonebooks to the SMS campaign; returns the ids that were not linked before. */
-export async function addSmsPhonebooks(db: Db, campaignId: number, phonebookIds: number[]): Promise<number[]> {
-  if (phonebookIds.length === 0) return [];
-  const rows = await db
-    .insert(smsCampaignPhonebooks)
-    .values(phonebookIds.map((phonebook_id) => ({ sms_campaign_id: campaignId, phonebook_id })))
-    .onConflictDoNothing()
-    .returning({ id: smsCampaignPhonebooks.phonebook_id });
-  return rows.map((r) => r.id);
-}
+export const addSmsPhonebooks = (db: Db, campaignId: number, phonebookIds: number[]) => linkPhonebooks(db, smsSpool, campaignId, phonebookIds);
 
 /** Makes the SMS campaign's phonebooks exactly `phonebookIds`; returns the ids newly added. */
-export async function setSmsPhonebooks(db: Db, campaignId: number, phonebookIds: number[]): Promise<number[]> {
-  await db
-    .delete(smsCampaignPhonebooks)
-    .where(
-      and(
-        eq(smsCampaignPhonebooks.sms_campaign_id, campaignId),
-        phonebookIds.length ? notInArray(smsCampaignPhonebooks.phonebook_id, phonebookIds) : undefined,
-      ),
-    );
-  return addSmsPhonebooks(db, campaignId, phonebookIds);
-}
+export const setSmsPhonebooks = (db: Db, campaignId: number, phonebookIds: number[]) => setLinkedPhonebooks(db, smsSpool, campaignId, phonebookIds);
 
 /** Status of each SMS gateway (1 active, 0 inactive). */
 export async function smsGatewayStatuses(db: Db, ids: number[]): Promise<Map<number, number>> {

@@ -16,12 +16,11 @@ import {
   serial,
   smallint,
   text,
-  time,
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { createdDate, timestamptz, updatedDate } from './columns.ts';
+import { callingWindowColumns, campaignLifeColumns, createdDate, timestamptz, updatedDate } from './columns.ts';
 import { calleridGroups, dncLists, phonebooks } from './contacts.ts';
 import { audioFiles, sectionTemplates, surveyTemplates } from './ivr.ts';
 import { smsGateways } from './sms.ts';
@@ -62,17 +61,7 @@ export const campaigns = pgTable(
     callerid: varchar('callerid', { length: 80 }).notNull().default(''),
     caller_name: varchar('caller_name', { length: 100 }).notNull().default(''),
     callerid_group_id: integer('callerid_group_id').references(() => calleridGroups.id, { onDelete: 'set null' }),
-    startingdate: timestamptz('startingdate'),
-    expirationdate: timestamptz('expirationdate'),
-    daily_start_time: time('daily_start_time').notNull().default('00:00:00'),
-    daily_stop_time: time('daily_stop_time').notNull().default('23:59:59'),
-    monday: boolean('monday').notNull().default(true),
-    tuesday: boolean('tuesday').notNull().default(true),
-    wednesday: boolean('wednesday').notNull().default(true),
-    thursday: boolean('thursday').notNull().default(true),
-    friday: boolean('friday').notNull().default(true),
-    saturday: boolean('saturday').notNull().default(true),
-    sunday: boolean('sunday').notNull().default(true),
+    ...callingWindowColumns(),
     /** Call starts per minute (contract §5). */
     frequency: integer('frequency').notNull().default(10),
     callmaxduration: integer('callmaxduration').notNull().default(1800),
@@ -97,17 +86,7 @@ export const campaigns = pgTable(
     dnc_id: integer('dnc_id').references(() => dncLists.id, { onDelete: 'set null' }),
     timezone_dialing: boolean('timezone_dialing').notNull().default(false),
     completion_enabled: boolean('completion_enabled').notNull().default(false),
-    end_when_done: boolean('end_when_done').notNull().default(false),
-    has_been_started: boolean('has_been_started').notNull().default(false),
-    totalcontact: integer('totalcontact').notNull().default(0),
-    /** The highest contact id already spooled: the trickle rule reads only newer contacts (§5). */
-    last_spooled_contact_id: integer('last_spooled_contact_id').notNull().default(0),
-    /** Pacing: the earliest time the next call may start (kept by the engine). */
-    next_call_at: timestamptz('next_call_at'),
-    /** Why the campaign is not dialing, as last seen by the engine (e.g. waiting for credit). */
-    engine_state: varchar('engine_state', { length: 200 }),
-    started_date: timestamptz('started_date'),
-    ended_date: timestamptz('ended_date'),
+    ...campaignLifeColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -7,7 +7,6 @@
 import {
   bigint,
   bigserial,
-  boolean,
   index,
   integer,
   jsonb,
@@ -17,12 +16,11 @@ import {
   serial,
   smallint,
   text,
-  time,
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { createdDate, timestamptz, updatedDate } from './columns.ts';
+import { callingWindowColumns, campaignLifeColumns, createdDate, timestamptz, updatedDate } from './columns.ts';
 import { callrequests } from './campaigns.ts';
 import { phonebooks } from './contacts.ts';
 
@@ -57,17 +55,7 @@ export const smsCampaigns = pgTable(
     sms_gateway_id: integer('sms_gateway_id').references(() => smsGateways.id, { onDelete: 'restrict' }),
     /** May use {full_name} and the contact's additional_vars ({debt}). */
     text_message: text('text_message').notNull().default(''),
-    startingdate: timestamptz('startingdate'),
-    expirationdate: timestamptz('expirationdate'),
-    daily_start_time: time('daily_start_time').notNull().default('00:00:00'),
-    daily_stop_time: time('daily_stop_time').notNull().default('23:59:59'),
-    monday: boolean('monday').notNull().default(true),
-    tuesday: boolean('tuesday').notNull().default(true),
-    wednesday: boolean('wednesday').notNull().default(true),
-    thursday: boolean('thursday').notNull().default(true),
-    friday: boolean('friday').notNull().default(true),
-    saturday: boolean('saturday').notNull().default(true),
-    sunday: boolean('sunday').notNull().default(true),
+    ...callingWindowColumns(),
     /** Messages per minute, spread evenly. */
     frequency: integer('frequency').notNull().default(10),
     /** In the spec's SMS campaign row; kept and shown, unused by SMS sending. */
@@ -76,17 +64,7 @@ export const smsCampaigns = pgTable(
     maxretry: integer('maxretry').notNull().default(0),
     /** Seconds before a failed message is sent again. */
     intervalretry: integer('intervalretry').notNull().default(300),
-    end_when_done: boolean('end_when_done').notNull().default(false),
-    has_been_started: boolean('has_been_started').notNull().default(false),
-    totalcontact: integer('totalcontact').notNull().default(0),
-    /** The highest contact id already spooled (the trickle rule, contract §5). */
-    last_spooled_contact_id: integer('last_spooled_contact_id').notNull().default(0),
-    /** Pacing: the earliest time the next message may go. */
-    next_call_at: timestamptz('next_call_at'),
-    /** Why the campaign is not sending, as last seen by the engine. */
-    engine_state: varchar('engine_state', { length: 200 }),
-    started_date: timestamptz('started_date'),
-    ended_date: timestamptz('ended_date'),
+    ...campaignLifeColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

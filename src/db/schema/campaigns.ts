@@ -20,7 +20,7 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { callingWindowColumns, campaignLifeColumns, createdDate, timestamptz, updatedDate } from './columns.ts';
+import { callingWindowColumns, campaignLifeColumns, createdDate, subscriberColumns, timestamptz, updatedDate } from './columns.ts';
 import { calleridGroups, dncLists, phonebooks } from './contacts.ts';
 import { audioFiles, sectionTemplates, surveyTemplates } from './ivr.ts';
 import { smsGateways } from './sms.ts';
@@ -122,20 +122,7 @@ export const subscribers = pgTable(
     // same rules set-based (a campaign's delete takes its subscribers, a contact's clears
     // contact_id) and the spool locks its campaign row once.
     campaign_id: integer('campaign_id').notNull(),
-    contact_id: integer('contact_id'),
-    /** The number to dial, normalised (contract §1); collation "C" (migration 0011). */
-    duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
-    full_name: varchar('full_name', { length: 200 }).notNull().default(''),
-    status: smallint('status').notNull().default(SubscriberStatus.Pending),
-    count_attempt: integer('count_attempt').notNull().default(0),
-    last_attempt: timestamptz('last_attempt'),
-    /** When the subscriber may be dialled (retries are due intervalretry after a failure). */
-    next_attempt_at: timestamptz('next_attempt_at').notNull().defaultNow(),
-    gmt_offset: numeric('gmt_offset', { precision: 4, scale: 2 }),
-    tz_code: varchar('tz_code', { length: 64 }).notNull().default(''),
-    additional_vars: jsonb('additional_vars').notNull().default({}),
-    /** Why the subscriber is in its final state (DNC hit, attempts exhausted, aborted …). */
-    reason: varchar('reason', { length: 200 }).notNull().default(''),
+    ...subscriberColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -1,5 +1,5 @@
 /** Column helpers shared by every table: timestamps as PostgreSQL text (microseconds kept). */
-import { boolean, integer, time, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, numeric, smallint, time, timestamp, varchar } from 'drizzle-orm/pg-core';
 
 /** A timestamptz read as PostgreSQL's text, so that microseconds survive (contract §1). */
 export const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
@@ -38,4 +38,26 @@ export const campaignLifeColumns = () => ({
   engine_state: varchar('engine_state', { length: 200 }),
   started_date: timestamptz('started_date'),
   ended_date: timestamptz('ended_date'),
+});
+
+/**
+ * A subscriber of a voice or SMS campaign, as the spool writes it (its campaign column and
+ * status are the table's own). Pending is 1 in both tables.
+ */
+export const subscriberColumns = () => ({
+  /** The contact it was spooled from (no foreign key: migration 0011). */
+  contact_id: integer('contact_id'),
+  /** The number to dial or message, normalised (contract §1); collation "C" (migration 0011). */
+  duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
+  full_name: varchar('full_name', { length: 200 }).notNull().default(''),
+  status: smallint('status').notNull().default(1),
+  count_attempt: integer('count_attempt').notNull().default(0),
+  last_attempt: timestamptz('last_attempt'),
+  /** When the subscriber is due (retries are due intervalretry after a failure). */
+  next_attempt_at: timestamptz('next_attempt_at').notNull().defaultNow(),
+  gmt_offset: numeric('gmt_offset', { precision: 4, scale: 2 }),
+  tz_code: varchar('tz_code', { length: 64 }).notNull().default(''),
+  additional_vars: jsonb('additional_vars').notNull().default({}),
+  /** Why the subscriber is in its final state (DNC hit, attempts exhausted, aborted …). */
+  reason: varchar('reason', { length: 200 }).notNull().default(''),
 });

@@ -20,7 +20,7 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { callingWindowColumns, campaignLifeColumns, createdDate, timestamptz, updatedDate } from './columns.ts';
+import { callingWindowColumns, campaignLifeColumns, createdDate, subscriberColumns, timestamptz, updatedDate } from './columns.ts';
 import { callrequests } from './campaigns.ts';
 import { phonebooks } from './contacts.ts';
 
@@ -97,17 +97,7 @@ export const smsSubscribers = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     // No foreign keys, as for voice subscribers (migration 0011 keeps the same rules set-based).
     sms_campaign_id: integer('sms_campaign_id').notNull(),
-    contact_id: integer('contact_id'),
-    duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
-    full_name: varchar('full_name', { length: 200 }).notNull().default(''),
-    status: smallint('status').notNull().default(SmsSubscriberStatus.Pending),
-    count_attempt: integer('count_attempt').notNull().default(0),
-    last_attempt: timestamptz('last_attempt'),
-    next_attempt_at: timestamptz('next_attempt_at').notNull().defaultNow(),
-    gmt_offset: numeric('gmt_offset', { precision: 4, scale: 2 }),
-    tz_code: varchar('tz_code', { length: 64 }).notNull().default(''),
-    additional_vars: jsonb('additional_vars').notNull().default({}),
-    reason: varchar('reason', { length: 200 }).notNull().default(''),
+    ...subscriberColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -16,6 +16,7 @@ import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from './drivers/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
 import { beat, recoverOrphans } from './recover.ts';
+import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from './spool.ts';
 import { SmsEngine } from './sms.ts';
 
@@ -61,6 +62,8 @@ export class Engine {
   private readonly writer: OutcomeWriter;
   /** The SMS campaigns' sending (sms.ts): its runs count as in flight for settle() and stop(). */
   private readonly sms: SmsEngine;
+  /** The campaigns' start, progress and end lines (report.ts). */
+  private readonly report: CampaignReport;
 
   constructor(options: EngineOptions) {
     this.options = options;
@@ -69,6 +72,7 @@ export class Engine {
     this.writer = new OutcomeWriter(options.db, options.config.billingIncrement);
     this.ctx.smsDrivers = options.smsDrivers;
     this.sms = new SmsEngine(this.ctx, () => this.stopping);
+    this.report = new CampaignReport(this.ctx, voiceKind);
   }
 
   private get maxInFlight(): number {
@@ -100,6 +104,7 @@ export class Engine {
   async runOnce(): Promise<PassResult> {
     const { db, clock } = this.ctx;
     await this.heartbeat();
+    await this.report.begin();
     if (clock.now().getTime() - this.lastRecovery > 10_000) await this.recover();
     const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });
     const ended = await this.endCampaigns();
@@ -116,6 +121,7 @@ export class Engine {
       }
       const { campaign, gateway, calls, more } = await claimCalls(this.ctx, id, { limit: room });
       if (more) this.more = true;
+      if (campaign) this.report.started(campaign);
       if (!campaign || !gateway) continue;
       for (const claimed of calls) {
         const entry: InFlight = { campaignId: id, task: Promise.resolve() };
@@ -129,6 +135,7 @@ export class Engine {
         started++;
       }
     }
+    await this.report.live(live.map((c) => c.id));
     const messages = await this.sms.runOnce();
     return { started, ended, aborted, joined, messages };
   }
@@ -145,6 +152,7 @@ export class Engine {
               and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}, ${SubscriberStatus.InProcess}))))
           returning c.id`,
     );
+    await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }
 

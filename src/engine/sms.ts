@@ -14,6 +14,7 @@ import { CampaignStatus, SmsSubscriberStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
 import { smsSpool, spoolNewContacts } from './spool.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './sms/claim.ts';
+import { CampaignReport, smsKind } from './report.ts';
 import { recordResults, recoverSmsOrphans, type SendResult } from './sms/record.ts';
 
 /** Messages handed to a driver at once within a batch. */
@@ -37,11 +38,14 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 
 export class SmsEngine {
   private readonly runs = new Map<number, Promise<void>>();
+  private readonly report: CampaignReport;
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly stopping: () => boolean,
-  ) {}
+  ) {
+    this.report = new CampaignReport(ctx, smsKind);
+  }
 
   /** Campaigns with a send run in progress. */
   get inFlight(): number {
@@ -52,6 +56,7 @@ export class SmsEngine {
   async runOnce(): Promise<number> {
     const { db } = this.ctx;
     if (!this.ctx.smsDrivers) return 0;
+    await this.report.begin();
     await spoolNewContacts(db, { target: smsSpool, timeZone: this.ctx.config.timeZone });
     await this.endCampaigns();
     await this.applyAbort();
@@ -61,6 +66,7 @@ export class SmsEngine {
       if (this.stopping()) break;
       if (this.runs.has(id)) continue;
       const first = await claimMessages(this.ctx, id);
+      if (first.campaign) this.report.started(first.campaign);
       if (!first.messages.length) continue;
       claimed += first.messages.length;
       const run = this.run(id, first)
@@ -68,6 +74,7 @@ export class SmsEngine {
         .finally(() => this.runs.delete(id));
       this.runs.set(id, run);
     }
+    await this.report.live(live.map((c) => c.id));
     return claimed;
   }
 
@@ -123,6 +130,7 @@ export class SmsEngine {
             select 1 from sms_subscribers s where s.sms_campaign_id = c.id and s.status in (${S.Pending}, ${S.Pause}, ${S.InProcess}))))
           returning c.id`,
     );
+    await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }
 

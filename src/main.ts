@@ -58,8 +58,32 @@ async function importEngine() {
   return { systemClock, Engine, gatewayDrivers, smsGatewayDrivers, smsEvents };
 }
 
+/**
+ * Log lines for people on a terminal (pino-pretty, loaded only then: an engine process run by a
+ * service manager does not pay for it), JSON lines otherwise. The API's logger writes to the
+ * same stream.
+ */
+async function logOptions(config: Config): Promise<{ level: string; stream?: NodeJS.WritableStream }> {
+  if (!process.stdout.isTTY) return { level: config.logLevel };
+  const { default: pretty } = await import('pino-pretty');
+  return { level: config.logLevel, stream: pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,component' }) };
+}
+
+/**
+ * The generated password of the first admin, as a plain block on stderr: easy to spot on a
+ * terminal and in a service's journal, and never inside a JSON log line.
+ */
+function printFirstPassword(password: string): void {
+  const rule = '='.repeat(72);
+  process.stderr.write(
+    `\n${rule}\n  First start: created user "admin" with password ${password}\n` +
+      `  It is shown only this once. Change it with: campaign-dialer user update admin --password NEW\n${rule}\n\n`,
+  );
+}
+
 export async function serve(config: Config, role: Role): Promise<Running> {
-  const log = pino({ level: config.logLevel });
+  const logging = await logOptions(config);
+  const log = logging.stream ? pino({ level: logging.level }, logging.stream) : pino({ level: logging.level });
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   log.info(`starting (role ${role}) on ${where}`);
   // Imported before the database opens, so a module that fails to load leaves nothing open.
@@ -71,7 +95,8 @@ export async function serve(config: Config, role: Role): Promise<Running> {
 
   const admin = await ensureFirstAdmin(database.db, config.adminPassword);
   if (admin.generated) {
-    log.warn(`created user "admin" with password ${admin.generated} (shown once; change it with campaign-dialer user update admin --password …)`);
+    printFirstPassword(admin.generated);
+    log.warn('created user "admin" with a generated password, printed on stderr (not in the log)');
   } else if (admin.created) {
     log.info('created user "admin" with DIALER_ADMIN_PASSWORD');
   }
@@ -103,7 +128,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
   let app: FastifyInstance | undefined;
   let address: string | undefined;
   if (apiModule) {
-    app = await apiModule.buildApp({ database, config, engine });
+    app = await apiModule.buildApp({ database, config, engine, logger: logging });
     address = await app.listen({ port: config.port, host: config.host });
   }
 

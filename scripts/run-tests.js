@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with node's test runner through tsx. The files are
 // listed explicitly: on Node 20 a directory argument finds no .ts files and passes with none.
+// First the real peers the tests run against are set up (peers.js): installed as root, or a
+// one-line stop naming the command; a real-peer test never skips.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePeers } from './peers.js';
+
+ensurePeers();
 
 function find(dir) {
   if (!fs.existsSync(dir)) return [];

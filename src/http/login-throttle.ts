@@ -100,7 +100,7 @@ export class LoginThrottle {
     const attempt = attemptOf(username, ip);
     if (known !== undefined && !this.mayBeLocked(attempt)) {
       // The fast path: no database read, unless this process counted a failure to forget.
-      if (this.failedHere.has(attempt.key)) await this.forget(db, attempt);
+      if ((this.failedHere.get(attempt.key) ?? 0) > this.clock()) await this.forget(db, attempt);
       return known;
     }
     return this.serially(attempt.key, () => this.checkedLogin(db, attempt, known, verify));

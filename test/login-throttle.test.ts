@@ -32,9 +32,9 @@ async function appOn(db: Database, throttle: ThrottleOptions = small): Promise<F
   return app;
 }
 
-/** A GET of the users list from `address` with `auth`. */
-async function from(app: FastifyInstance, address: string, auth: string) {
-  const res = await app.inject({ method: 'GET', url: '/rest-api/users/', remoteAddress: address, headers: { authorization: auth } });
+/** A GET of the users list (or of `url`) from `address` with `auth`. */
+async function from(app: FastifyInstance, address: string, auth: string, url = '/rest-api/users/') {
+  const res = await app.inject({ method: 'GET', url, remoteAddress: address, headers: { authorization: auth } });
   return Object.assign(res, { data: JSON.parse(res.body) as { detail?: string } });
 }
 
@@ -60,6 +60,25 @@ function assertThrottled(res: Awaited<ReturnType<typeof from>>, seconds?: number
 }
 
 const app = await appOn(database);
+
+/** Counts the queries sent to `db` (pool checkouts on PostgreSQL, calls on PGlite) until stop(). */
+function countQueries(db: Database): { stop(): number } {
+  let count = 0;
+  const onAcquire = () => void (count += 1);
+  if (db.pool) {
+    db.pool.on('acquire', onAcquire);
+    return { stop: () => (db.pool?.off('acquire', onAcquire), count) };
+  }
+  const pglite = db.pglite as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => unknown>;
+  const originals = { query: pglite.query, exec: pglite.exec, transaction: pglite.transaction };
+  for (const name of ['query', 'exec', 'transaction'] as const) {
+    pglite[name] = (...args: unknown[]) => {
+      count += 1;
+      return originals[name].apply(db.pglite, args);
+    };
+  }
+  return { stop: () => (Object.assign(pglite, originals), count) };
+}
 
 describe(`login throttling (${dbLabel})`, () => {
   test('9 guesses at alice and 1 good login as bob, repeated, are stopped for alice (default limits)', async () => {
@@ -142,6 +161,18 @@ describe(`login throttling (${dbLabel})`, () => {
     for (const address of ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:ffff::3']) await fail(app, address, alice, 1);
     assertThrottled(await from(app, '2001:db8:7:1:abcd::99', wrong(alice)));
     assert.equal((await from(app, '2001:db8:7:2::1', alice.auth)).statusCode, 200);
+  });
+
+  test('a password verified lately costs no database query, though others are throttled from its address', async () => {
+    const [alice, bob] = [await makeUser(database.db), await makeUser(database.db)];
+    const address = newAddress();
+    assert.equal((await from(app, address, alice.auth)).statusCode, 200); // verified and cached
+    await fail(app, address, bob, 3); // bob is locked at alice's address
+    await fail(app, newAddress(), alice, 3); // alice is locked at another address
+    const queries = countQueries(database);
+    // The user's own detail: read from the user cache, as bench:api does.
+    for (let i = 0; i < 5; i++) assert.equal((await from(app, address, alice.auth, `/rest-api/users/${alice.id}/`)).statusCode, 200);
+    assert.equal(queries.stop(), 0, 'database queries made by 5 requests with a verified password');
   });
 
   test('the lockout ends after its time, and the next one lasts twice as long', async () => {

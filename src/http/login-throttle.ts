@@ -135,11 +135,15 @@ export class LoginThrottle {
     return (this.lockedPairs.get(attempt.key) ?? 0) > now || (this.lockedUsers.get(attempt.username) ?? 0) > now;
   }
 
+  /** Keeps the lockouts `counts` show (both counters of `attempt`, read or just written). */
   private remember(attempt: Attempt, counts: FailureCount[]): void {
-    for (const count of counts) {
-      const map = count.address === ANY_ADDRESS ? this.lockedUsers : this.lockedPairs;
-      const key = count.address === ANY_ADDRESS ? attempt.username : attempt.key;
-      if ((count.locked_until ?? 0) > this.clock()) map.set(key, count.locked_until as number);
+    const now = this.clock();
+    for (const [map, key, address] of [
+      [this.lockedPairs, attempt.key, attempt.address],
+      [this.lockedUsers, attempt.username, ANY_ADDRESS],
+    ] as const) {
+      const until = counts.find((c) => c.address === address)?.locked_until ?? 0;
+      if (until > now) map.set(key, until);
       else map.delete(key);
     }
   }

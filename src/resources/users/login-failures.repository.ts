@@ -50,6 +50,8 @@ export async function listLoginFailures(db: Db, username: string, address: strin
  * Counts one failure on both counters of (`username`, `address`) in one statement, locking a
  * counter that reaches its threshold, and deletes a few expired rows of other logins on the
  * way (so the table holds only recent failures without a timer). Returns both counters.
+ * Deadlock-free: every statement locks its pair row, then its username's row; the pruning
+ * (which runs last) skips rows that another statement holds instead of waiting for them.
  */
 export async function recordLoginFailure(
   db: Db,
@@ -66,7 +68,7 @@ export async function recordLoginFailure(
         delete from login_failures where expires_at <= ${at(now)} and (username, address) in (
           select username, address from login_failures
           where expires_at <= ${at(now)} and not (username = ${username} and address in (${address}, ${ANY_ADDRESS}))
-          limit 100))
+          limit 100 for update skip locked))
       select * from pair union all select * from across`,
   );
   return rows.map(normalise);

@@ -177,7 +177,7 @@ describe(`the user cache is kept current (${dbLabel})`, () => {
 });
 
 describe(`throttling of failed logins (${dbLabel})`, async () => {
-  const guarded = await testApp({ database: t.database, auth: { maxFailures: 3 } });
+  const guarded = await testApp({ database: t.database, auth: { throttle: { address: { threshold: 3 } } } });
   const dave = await makeUser(t.database.db);
   const wrong = basic(dave.username, 'wrong');
   /** A GET of the users list from `address` (each test uses its own client address). */
@@ -186,7 +186,7 @@ describe(`throttling of failed logins (${dbLabel})`, async () => {
     return Object.assign(res, { data: JSON.parse(res.body) });
   };
 
-  test('repeated failures from one address answer 429 with Retry-After, even to a good login', async () => {
+  test('repeated failures for a user from one address answer 429 with Retry-After, even to their good login', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await from('10.0.0.1', wrong);
       assert.equal(res.statusCode, 401, `attempt ${i + 1}: ${res.body}`);

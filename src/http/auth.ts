@@ -3,13 +3,14 @@
  * through the user cache (user-cache.ts), and verified credentials are cached briefly so a
  * request does not pay a slow hash each time; that key includes the stored hash, so a password
  * changed anywhere (even by the CLI in another process) misses it as soon as the user cache
- * drops the changed row. Repeated failures from one address are answered 429 for a while.
+ * drops the changed row. Password guessing is throttled per username by login-throttle.ts.
  */
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { listTokensByPrefix, type UserRow } from '../resources/users/users.repository.ts';
-import { tooManyRequests, unauthorized } from './errors.ts';
+import { unauthorized } from './errors.ts';
+import { LoginThrottle, type ThrottleOptions } from './login-throttle.ts';
 import { verifySecret } from './passwords.ts';
 import type { UserCache } from './user-cache.ts';
 
@@ -30,17 +31,10 @@ export interface AuthOptions {
   /** How long a verified credential is trusted without hashing again. */
   cacheMs?: number;
   cacheSize?: number;
-  /** Failed logins from one address within `failureWindowMs` before it is throttled. */
-  maxFailures?: number;
-  failureWindowMs?: number;
-  /** How long a throttled address is answered 429. */
-  blockMs?: number;
-}
-
-interface Failures {
-  count: number;
-  since: number;
-  blockedUntil: number;
+  /** The limits of login throttling (login-throttle.ts: DEFAULT_THROTTLE). */
+  throttle?: ThrottleOptions;
+  /** The clock (ms since the epoch), for tests. */
+  now?: () => number;
 }
 
 /** A bounded map: the oldest entry goes when it is full. */
@@ -79,8 +73,8 @@ export class Authenticator {
   private readonly verified: BoundedMap<number>;
   /** Verifications under way, so that concurrent requests with one credential hash it once. */
   private readonly pending = new Map<string, Promise<boolean>>();
-  private readonly failures: BoundedMap<Failures>;
-  private readonly opts: Required<AuthOptions>;
+  private readonly throttle: LoginThrottle;
+  private readonly opts: { cacheMs: number; cacheSize: number; now: () => number };
 
   constructor(
     private readonly users: UserCache,
@@ -89,33 +83,26 @@ export class Authenticator {
     this.opts = {
       cacheMs: 5 * 60_000,
       cacheSize: 10_000,
-      maxFailures: 10,
-      failureWindowMs: 5 * 60_000,
-      blockMs: 5 * 60_000,
+      now: Date.now,
       ...options,
     };
     this.verified = new BoundedMap(this.opts.cacheSize);
-    this.failures = new BoundedMap(this.opts.cacheSize);
+    this.throttle = new LoginThrottle(options.throttle, this.opts.now);
   }
 
-  /** Returns the caller of `request`, or throws 401 (or 429 for a throttled address). */
+  /** Returns the caller of `request`, or throws 401 (or 429 while guessing its username is throttled). */
   async authenticate(db: Db, request: FastifyRequest): Promise<AuthUser> {
-    const now = Date.now();
-    const address = request.ip;
-    const record = this.failures.get(address);
-    if (record && record.blockedUntil > now) {
-      throw tooManyRequests(Math.ceil((record.blockedUntil - now) / 1000));
-    }
+    const now = this.opts.now();
     const header = request.headers.authorization;
     if (!header) throw unauthorized();
     const credential = parseCredential(header);
-    // Most requests repeat a credential already verified, of a user in the cache: no await.
-    const user = credential && (this.known(credential, now) ?? (await this.verify(db, credential, now)));
-    if (!user) {
-      this.fail(address, now);
-      throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
-    }
-    if (record) this.failures.delete(address);
+    // Most requests repeat a credential already verified, of a user in the cache: no database
+    // read. Passwords go through the throttle; a token is 2^192 guesses away and is not counted.
+    const user =
+      credential?.scheme === 'basic'
+        ? await this.throttle.login(db, credential.username, request.ip, this.known(credential, now), () => this.verify(db, credential, now))
+        : credential && (await this.verify(db, credential, now));
+    if (!user) throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
     return { id: user.id, username: user.username, is_admin: user.is_admin };
   }
 
@@ -158,16 +145,6 @@ export class Authenticator {
     if (!(await verification)) return false;
     this.verified.set(key, now + this.opts.cacheMs);
     return true;
-  }
-
-  private fail(address: string, now: number): void {
-    let record = this.failures.get(address);
-    if (!record || now - record.since > this.opts.failureWindowMs) {
-      record = { count: 0, since: now, blockedUntil: 0 };
-    }
-    record.count += 1;
-    if (record.count >= this.opts.maxFailures) record.blockedUntil = now + this.opts.blockMs;
-    this.failures.set(address, record);
   }
 }
 

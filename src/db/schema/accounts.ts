@@ -1,5 +1,5 @@
-/** Users, their API tokens and payments (contract §3). */
-import { boolean, index, integer, numeric, pgTable, serial, text, varchar } from 'drizzle-orm/pg-core';
+/** Users, their API tokens, payments (contract §3) and failed logins. */
+import { boolean, index, integer, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { createdDate, updatedDate } from './columns.ts';
 
 export const users = pgTable('users', {
@@ -40,4 +40,27 @@ export const payments = pgTable(
     created_date: createdDate(),
   },
   (t) => [index('payments_user_idx').on(t.user_id)],
+);
+
+/**
+ * Failed logins per (address, username), and per username across addresses (address ''), read
+ * and written by src/http/login-throttle.ts; a row is forgotten after `expires_at`.
+ */
+export const loginFailures = pgTable(
+  'login_failures',
+  {
+    username: varchar('username', { length: 150 }).notNull(),
+    address: varchar('address', { length: 64 }).notNull(),
+    /** Failures since `window_start` (the count restarts when the window has passed or at a lockout). */
+    failures: integer('failures').notNull().default(0),
+    window_start: timestamp('window_start', { withTimezone: true }).notNull(),
+    /** Lockouts so far: each lasts twice the one before, up to a maximum. */
+    lockouts: integer('lockouts').notNull().default(0),
+    locked_until: timestamp('locked_until', { withTimezone: true }),
+    expires_at: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'login_failures_pkey', columns: [t.username, t.address] }),
+    index('login_failures_expires_idx').on(t.expires_at),
+  ],
 );

@@ -107,11 +107,14 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     address = await app.listen({ port: config.port, host: config.host });
   }
 
+  const control = await listenForCommands(config, database, log);
+
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       log.info('shutting down');
       await app?.close();
+      await control?.close();
       // The engine records its calls in flight before the database closes.
       await engine?.stop();
       await drivers?.close();
@@ -122,6 +125,21 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       log.info('stopped');
     })());
   return { database, app, address, stop };
+}
+
+/**
+ * The embedded database is this process's alone: CLI commands started meanwhile are run here,
+ * handed over through DATA_DIR/control.sock (control.ts). Not needed on PostgreSQL.
+ */
+async function listenForCommands(config: Config, database: Database, log: pino.Logger) {
+  if (database.kind !== 'pglite') return undefined;
+  const control = await import('./control.ts');
+  try {
+    return await control.listenForCommands(config, database, { info: (m) => log.info(m) });
+  } catch (err) {
+    log.warn(`CLI commands cannot run while this server runs (no control socket): ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /** Runs `serve` until SIGTERM or SIGINT, then stops gracefully. */

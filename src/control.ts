@@ -121,6 +121,7 @@ export async function listenForCommands(config: Config, database: Database, log:
     server.once('error', reject);
   });
   fs.chmodSync(socketPath, 0o600);
+  log.info(`CLI commands started while this server runs are run here (control socket ${socketPath})`);
 
   return {
     async close() {

@@ -100,14 +100,15 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     engine.start();
   }
 
+  // Before the API listens: once "listening" is logged, CLI commands are run here too.
+  const control = await listenForCommands(config, database, log);
+
   let app: FastifyInstance | undefined;
   let address: string | undefined;
   if (apiModule) {
     app = await apiModule.buildApp({ database, config, engine });
     address = await app.listen({ port: config.port, host: config.host });
   }
-
-  const control = await listenForCommands(config, database, log);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

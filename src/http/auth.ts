@@ -115,6 +115,12 @@ export class Authenticator {
       this.fail(address, now);
       throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
     }
+    // A deactivated account (migration 0015): refused by password and by token, from the moment
+    // the user cache drops its row (at once in this process; on the users_changed notice elsewhere).
+    if (!user.is_active) {
+      this.fail(address, now);
+      throw unauthorized('User inactive or deleted.');
+    }
     if (record) this.failures.delete(address);
     return { id: user.id, username: user.username, is_admin: user.is_admin };
   }

@@ -8,6 +8,10 @@ import { forwardToServer } from './control.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
+import { findUserByUsername } from './resources/users/users.repository.ts';
+import { deleteTokensByPrefix, listTokens } from './resources/tokens/tokens.repository.ts';
+import { apiTokens } from './db/schema.ts';
+import { eq } from 'drizzle-orm';
 import { decimal } from './http/fields.ts';
 
 function decimalOption(value: string): string {
@@ -107,10 +111,41 @@ export async function buildProgram({ withResourceCommands = true, output }: { wi
     const row = await withDatabase(({ db }) => changeUser(db, username, userInput(opts)));
     print(`updated user ${row.username} (id ${row.id})`);
   });
+  for (const [name, is_active] of [['deactivate', false], ['activate', true]] as const) {
+    user
+      .command(name)
+      .description(is_active ? 'let a deactivated user authenticate again' : "refuse the user's password and tokens from now on (their records stay)")
+      .argument('<username>', 'the user')
+      .action(async (username: string) => {
+        const row = await withDatabase(({ db }) => changeUser(db, username, { is_active }));
+        print(`${name}d user ${row.username} (id ${row.id})`);
+      });
+  }
 
-  program
-    .command('token')
-    .description('API tokens')
+  const token = program.command('token').description('API tokens');
+  token
+    .command('list')
+    .description("list tokens: id, key prefix, owner, created (the keys themselves are never shown again)")
+    .option('--username <username>', "only this user's tokens")
+    .action(async (opts: { username?: string }) => {
+      const rows = await withDatabase(async ({ db }) => {
+        const owner = opts.username === undefined ? undefined : await findUserByUsername(db, opts.username);
+        if (opts.username !== undefined && !owner) throw new CliError(`no user "${opts.username}"`);
+        return listTokens(db, owner && eq(apiTokens.user_id, owner.id), 1_000_000, 0);
+      });
+      for (const row of rows) print(`${row.id}\t${row.key_prefix}\t${row.username}\t${row.created_date}`);
+    });
+  token
+    .command('revoke')
+    .description('revoke a token: it stops working at once')
+    .argument('<key>', 'the key, or its prefix (the part before the dot, as token list shows it)')
+    .action(async (key: string) => {
+      const prefix = key.split('.')[0];
+      const revoked = await withDatabase(({ db }) => deleteTokensByPrefix(db, prefix));
+      if (revoked === 0) throw new CliError(`no token with prefix "${prefix}"`);
+      print(`revoked ${revoked} token${revoked === 1 ? '' : 's'} with prefix ${prefix}`);
+    });
+  token
     .command('create')
     .description('issue a new API token for a user (printed once, stored hashed)')
     .requiredOption('--username <username>', 'the token owner')

@@ -10,6 +10,15 @@ export const bin = path.resolve('bin/campaign-dialer.js');
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * Servers still running when the test file ends are killed then. Registered here, at the top
+ * level: an after() called inside a before() hook would run as soon as that hook ends.
+ */
+const servers = new Set<ChildProcess>();
+after(() => {
+  for (const child of servers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 /** The test process's environment without its database settings, plus `env`. */
 export function childEnv(env: Env): NodeJS.ProcessEnv {
   const { DATABASE_URL: _url, DIALER_ADMIN_PASSWORD: _pw, DATA_DIR: _dir, ...inherited } = process.env;
@@ -54,9 +63,7 @@ export interface Server {
 /** Starts `serve` on a free port and waits until it listens. */
 export async function startServe(env: Env): Promise<Server> {
   const child = spawn(process.execPath, [bin, 'serve'], { env: childEnv(env) });
-  after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  servers.add(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

@@ -1,4 +1,4 @@
-/** `campaign-dialer queue create`: queues are made here, not through the API (read/update only). */
+/** `campaign-dialer queue create`: queues are made here, or by an admin at /rest-api/accounts/<id>/queues/. */
 import type { Command } from 'commander';
 import { CliError, print, withDatabase } from '../../cli-support.ts';
 import { QueueStrategy } from '../../db/schema.ts';

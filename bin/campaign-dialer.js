@@ -18,4 +18,5 @@ await Promise.all([
 ]);
 
 register();
-await import('../src/cli.ts');
+const { main } = await import('../src/cli.ts');
+await main();

@@ -36,6 +36,8 @@ import { branchingTemplateResource } from './resources/branching-template/branch
 import { sectionTemplateResource } from './resources/section-template/section-template.routes.ts';
 import { surveyTemplateResource } from './resources/survey-template/survey-template.routes.ts';
 import { usersResource } from './resources/users/users.routes.ts';
+import { accountsResource } from './resources/accounts/accounts.routes.ts';
+import { tokensResource } from './resources/tokens/tokens.routes.ts';
 import { smsCampaignsResource } from './resources/sms-campaigns/sms-campaigns.routes.ts';
 import { smsMessageResource } from './resources/sms-message/sms-message.routes.ts';
 
@@ -64,6 +66,8 @@ export const resources: Resource[] = [
   smsGatewayResource,
   smsCampaignsResource,
   smsMessageResource,
+  accountsResource,
+  tokensResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

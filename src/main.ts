@@ -125,6 +125,9 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     engine.start();
   }
 
+  // Before the API listens: once "listening" is logged, CLI commands are run here too.
+  const control = await listenForCommands(config, database, log);
+
   let app: FastifyInstance | undefined;
   let address: string | undefined;
   if (apiModule) {
@@ -137,6 +140,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     (stopping ??= (async () => {
       log.info('shutting down');
       await app?.close();
+      await control?.close();
       // The engine records its calls in flight before the database closes.
       await engine?.stop();
       await drivers?.close();
@@ -147,6 +151,21 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       log.info('stopped');
     })());
   return { database, app, address, stop };
+}
+
+/**
+ * The embedded database is this process's alone: CLI commands started meanwhile are run here,
+ * handed over through DATA_DIR/control.sock (control.ts). Not needed on PostgreSQL.
+ */
+async function listenForCommands(config: Config, database: Database, log: pino.Logger) {
+  if (database.kind !== 'pglite') return undefined;
+  const control = await import('./control.ts');
+  try {
+    return await control.listenForCommands(config, database, { info: (m) => log.info(m) });
+  } catch (err) {
+    log.warn(`CLI commands cannot run while this server runs (no control socket): ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 /** Runs `serve` until SIGTERM or SIGINT, then stops gracefully. */

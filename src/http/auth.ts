@@ -103,6 +103,9 @@ export class Authenticator {
         ? await this.throttle.login(db, credential.username, request.ip, this.known(credential, now), () => this.verify(db, credential, now))
         : credential && (await this.verify(db, credential, now));
     if (!user) throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
+    // A deactivated account (migration 0015): refused by password and by token, from the moment
+    // the user cache drops its row (at once in this process; on the users_changed notice elsewhere).
+    if (!user.is_active) throw unauthorized('User inactive or deleted.');
     return { id: user.id, username: user.username, is_admin: user.is_admin };
   }
 

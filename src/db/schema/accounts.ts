@@ -7,6 +7,8 @@ export const users = pgTable('users', {
   username: varchar('username', { length: 150 }).notNull().unique(),
   password_hash: text('password_hash').notNull(),
   is_admin: boolean('is_admin').notNull().default(false),
+  /** false: the user cannot authenticate (accounts are deactivated, not deleted: migration 0015). */
+  is_active: boolean('is_active').notNull().default(true),
   email: varchar('email', { length: 254 }).notNull().default(''),
   first_name: varchar('first_name', { length: 150 }).notNull().default(''),
   last_name: varchar('last_name', { length: 150 }).notNull().default(''),

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { eq } from 'drizzle-orm';
-import { CliError, withDatabase } from '../../cli-support.ts';
+import { CliError, cliPath, print, printError, stderrIsTTY, withDatabase } from '../../cli-support.ts';
 import { dncLists, phonebooks } from '../../db/schema.ts';
 import { contactTarget, dncTarget, type ImportTarget } from './bulk.csv.ts';
 import { importCsv, ImportFileError, type ImportSummary } from './bulk.import.ts';
@@ -32,7 +32,7 @@ function progressBar(stream: fs.ReadStream, total: number) {
     const share = total > 0 ? Math.min(1, stream.bytesRead / total) : 1;
     const rate = Math.round(rows / Math.max(0.001, (Date.now() - started) / 1000));
     const bar = '#'.repeat(Math.round(share * 30)).padEnd(30, '.');
-    process.stderr.write(`\r[${bar}] ${(share * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `);
+    printError(`\r[${bar}] ${(share * 100).toFixed(0).padStart(3)}%  ${rows.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `);
   };
   const timer = setInterval(draw, 200);
   return {
@@ -40,7 +40,7 @@ function progressBar(stream: fs.ReadStream, total: number) {
     stop() {
       clearInterval(timer);
       draw();
-      process.stderr.write('\n');
+      printError('\n');
     },
   };
 }
@@ -58,9 +58,11 @@ export function formatSummary(summary: ImportSummary, seconds: number): string {
 }
 
 async function runImport(job: ImportJob): Promise<void> {
+  // Relative to the CLI's directory, also when the server runs the command for it (control.ts).
+  const file = cliPath(job.file);
   let size: number;
   try {
-    size = fs.statSync(job.file).size;
+    size = fs.statSync(file).size;
   } catch (err) {
     throw new CliError(`cannot read ${job.file}: ${(err as Error).message}`);
   }
@@ -68,8 +70,8 @@ async function runImport(job: ImportJob): Promise<void> {
   const summary = await withDatabase(async (database) => {
     const found = await database.db.select({ id: job.parent.id }).from(job.parent).where(eq(job.parent.id, job.parentId));
     if (found.length === 0) throw new CliError(`there is no ${job.parentName} with id ${job.parentId}`);
-    const stream = fs.createReadStream(job.file, { highWaterMark: 256 * 1024 });
-    const bar = process.stderr.isTTY ? progressBar(stream, size) : undefined;
+    const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
+    const bar = stderrIsTTY() ? progressBar(stream, size) : undefined;
     try {
       return await importCsv(database, job.target, job.parentId, stream, { skipDuplicates: job.skipDuplicates, onProgress: bar?.update });
     } catch (err) {
@@ -78,7 +80,7 @@ async function runImport(job: ImportJob): Promise<void> {
       bar?.stop();
     }
   });
-  console.log(formatSummary(summary, (Date.now() - started) / 1000));
+  print(formatSummary(summary, (Date.now() - started) / 1000));
 }
 
 export function registerBulkCommands(program: Command): void {

@@ -1,6 +1,6 @@
 /** `campaign-dialer gateway create`: gateways are made by admins, here or through the API. */
 import type { Command } from 'commander';
-import { cliOperator, jsonOption, oneLineError, withDatabase } from '../../cli-support.ts';
+import { cliOperator, jsonOption, oneLineError, print, withDatabase } from '../../cli-support.ts';
 import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../engine/drivers/index.ts';
 import { invalid } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
@@ -47,6 +47,6 @@ export function registerGatewayCommands(program: Command): void {
           return oneLineError('gateway', err);
         }
       });
-      console.log(row.id);
+      print(String(row.id));
     });
 }

@@ -1,6 +1,6 @@
-/** `campaign-dialer queue create`: queues are made here, not through the API (read/update only). */
+/** `campaign-dialer queue create`: queues are made here, or by an admin at /rest-api/accounts/<id>/queues/. */
 import type { Command } from 'commander';
-import { CliError, withDatabase } from '../../cli-support.ts';
+import { CliError, print, withDatabase } from '../../cli-support.ts';
 import { QueueStrategy } from '../../db/schema.ts';
 import { findUserByUsername } from '../users/users.repository.ts';
 import { insertQueue } from './queue.repository.ts';
@@ -38,6 +38,6 @@ export function registerQueueCommands(program: Command): void {
         if (!owner) throw new CliError(`no user named "${opts.manager}"`);
         return insertQueue(db, { name, user_id: owner.id, strategy });
       });
-      console.log(`created queue ${row.name} (id ${row.id}) managed by ${opts.manager}`);
+      print(`created queue ${row.name} (id ${row.id}) managed by ${opts.manager}`);
     });
 }

@@ -2,7 +2,7 @@
  * /rest-api/queue/ — call-center queues that a section of type 12 hands calls to. Read and
  * update only: the API document says queues cannot be created through the API, so POST is
  * not offered (405, contract §2) and neither is DELETE, as for a DRF read/update view. Queues
- * are created by `campaign-dialer queue create`.
+ * are created by `campaign-dialer queue create`, or by an admin at /rest-api/accounts/<id>/queues/.
  */
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
 import { notFound } from '../../http/errors.ts';

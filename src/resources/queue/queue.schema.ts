@@ -21,7 +21,7 @@ function textChoice(values: readonly string[]): Field<string> {
 
 const seconds = () => integer({ min: 0 });
 
-/** Update fields (PUT and PATCH are both partial; queues are not created through the API). */
+/** Update fields (PUT and PATCH are both partial; queues are created by the CLI or at /accounts/<id>/queues/). */
 export const queueFields = {
   name: text({ max: 100, blank: false }),
   user: userLink(),

@@ -1,6 +1,6 @@
 /** `campaign-dialer sms-gateway create`: SMS gateways are made by admins, here or through the API. */
 import type { Command } from 'commander';
-import { cliOperator, jsonOption, oneLineError, withDatabase } from '../../cli-support.ts';
+import { cliOperator, jsonOption, oneLineError, print, withDatabase } from '../../cli-support.ts';
 import { DEFAULT_SMS_DRIVER, smsDriverNames, validateSmsDriverSettings } from '../../engine/sms-drivers/index.ts';
 import { invalid } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
@@ -37,6 +37,6 @@ export function registerSmsGatewayCommands(program: Command): void {
           return oneLineError('sms gateway', err);
         }
       });
-      console.log(row.id);
+      print(String(row.id));
     });
 }

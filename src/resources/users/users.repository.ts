@@ -46,8 +46,10 @@ export async function addToBalance(db: Db, id: number, amount: string): Promise<
   return rows[0]?.balance;
 }
 
-export async function insertToken(db: Db, userId: number, prefix: string, hash: string): Promise<void> {
-  await db.insert(apiTokens).values({ user_id: userId, key_prefix: prefix, key_hash: hash });
+export type TokenRow = typeof apiTokens.$inferSelect;
+
+export async function insertToken(db: Db, userId: number, prefix: string, hash: string): Promise<TokenRow> {
+  return (await db.insert(apiTokens).values({ user_id: userId, key_prefix: prefix, key_hash: hash }).returning())[0];
 }
 
 export async function listTokensByPrefix(db: Db, prefix: string) {

@@ -1,5 +1,11 @@
-/** Accounts: creation and update (CLI only, contract §3), tokens, and the first admin. */
+/**
+ * Accounts: creation and update, tokens, and the first admin. The one rule set of the CLI
+ * (`user create|update|deactivate`, `token create|revoke`) and of the admins' API
+ * (/rest-api/accounts/, /rest-api/tokens/).
+ */
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
+import { users } from '../../db/schema.ts';
 import { hashSecret, newToken, randomPassword } from '../../http/passwords.ts';
 import { userChanged } from '../../http/user-cache.ts';
 import {
@@ -8,6 +14,7 @@ import {
   insertToken,
   insertUser,
   type NewUser,
+  type TokenRow,
   updateUser,
   type UserRow,
 } from './users.repository.ts';
@@ -22,9 +29,29 @@ export interface UserInput {
   balance?: string;
   call_rate?: string;
   sms_rate?: string;
+  is_active?: boolean;
 }
 
-export class AccountError extends Error {}
+/** A broken account rule: `message` for the CLI, under `field` in an API 400. */
+export class AccountError extends Error {
+  constructor(
+    message: string,
+    readonly field = 'non_field_errors',
+  ) {
+    super(message);
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** The rules of the values given, on create and on update alike. */
+function check(input: UserInput): void {
+  if (input.username !== undefined && !/^[\w.@+-]{1,150}$/.test(input.username)) {
+    throw new AccountError('a username is 1 to 150 letters, digits and @.+-_', 'username');
+  }
+  if (input.password !== undefined && input.password === '') throw new AccountError('a password may not be empty', 'password');
+  if (input.email && !EMAIL.test(input.email)) throw new AccountError('Enter a valid email address.', 'email');
+}
 
 function values(input: UserInput): Partial<NewUser> {
   const { password: _password, ...rest } = input;
@@ -32,16 +59,28 @@ function values(input: UserInput): Partial<NewUser> {
 }
 
 export async function createUser(db: Db, input: UserInput & { username: string; password: string }): Promise<UserRow> {
-  if (!/^[\w.@+-]{1,150}$/.test(input.username)) {
-    throw new AccountError('a username is 1 to 150 letters, digits and @.+-_');
-  }
-  if (await findUserByUsername(db, input.username)) throw new AccountError(`user "${input.username}" already exists`);
+  check(input);
+  if (await findUserByUsername(db, input.username)) throw new AccountError(`user "${input.username}" already exists`, 'username');
   return insertUser(db, { ...values(input), username: input.username, password_hash: await hashSecret(input.password) } as NewUser);
 }
 
 export async function changeUser(db: Db, username: string, input: UserInput): Promise<UserRow> {
   const user = await findUserByUsername(db, username);
   if (!user) throw new AccountError(`no user "${username}"`);
+  return changeAccount(db, user, input);
+}
+
+/** Changes `user` (read just before): renames, passwords, rights, deactivation. */
+export async function changeAccount(db: Db, user: UserRow, input: UserInput): Promise<UserRow> {
+  check(input);
+  if (input.username !== undefined && input.username !== user.username && (await findUserByUsername(db, input.username))) {
+    throw new AccountError(`user "${input.username}" already exists`, 'username');
+  }
+  // Nobody could manage accounts any more (nor undo this) without a shell and the database.
+  const losesAdmin = user.is_admin && user.is_active && (input.is_admin === false || input.is_active === false);
+  if (losesAdmin && (await countUsers(db, and(eq(users.is_admin, true), eq(users.is_active, true)))) <= 1) {
+    throw new AccountError('the last active admin cannot be deactivated or made a regular user', input.is_active === false ? 'is_active' : 'is_admin');
+  }
   const changes: Partial<NewUser> = values(input);
   if (input.password !== undefined) changes.password_hash = await hashSecret(input.password);
   const row = (await updateUser(db, user.id, changes)) as UserRow;
@@ -53,9 +92,13 @@ export async function changeUser(db: Db, username: string, input: UserInput): Pr
 export async function createToken(db: Db, username: string): Promise<string> {
   const user = await findUserByUsername(db, username);
   if (!user) throw new AccountError(`no user "${username}"`);
+  return (await issueToken(db, user.id)).key;
+}
+
+/** A new API token of user `userId`: its key (shown once, stored only hashed) and its row. */
+export async function issueToken(db: Db, userId: number): Promise<{ key: string; token: TokenRow }> {
   const { key, prefix } = newToken();
-  await insertToken(db, user.id, prefix, await hashSecret(key));
-  return key;
+  return { key, token: await insertToken(db, userId, prefix, await hashSecret(key)) };
 }
 
 /**

@@ -1,0 +1,26 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { recordUrl } from '../../http/links.ts';
+import { decimalNumber, isoTime } from '../../http/present.ts';
+import type { UserRow } from '../users/users.repository.ts';
+import type { AccountRecord } from './accounts.schema.ts';
+
+/** An account as admins see it; never its password hash. */
+export function presentAccount(request: FastifyRequest, row: UserRow): Static<typeof AccountRecord> {
+  return {
+    url: recordUrl(request, 'accounts', row.id),
+    id: row.id,
+    user: recordUrl(request, 'users', row.id),
+    username: row.username,
+    is_admin: row.is_admin,
+    is_active: row.is_active,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    balance: decimalNumber(row.balance),
+    call_rate: decimalNumber(row.call_rate),
+    sms_rate: decimalNumber(row.sms_rate),
+    created_date: isoTime(row.created_date) as string,
+    updated_date: isoTime(row.updated_date) as string,
+  };
+}

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { boolean, decimal, text } from '../../http/fields.ts';
+import { queueFields } from '../queue/queue.schema.ts';
+
+/**
+ * An account's fields (issue 11 §2). The column limits are checked here; the account rules
+ * (username characters, unique names, e-mail, the last admin) by users.service, for the CLI too.
+ */
+export const accountFields = {
+  username: text({ required: true, max: 150, blank: false }),
+  password: text({ required: true, max: 1024, blank: false, description: 'write-only: never shown' }),
+  is_admin: boolean(),
+  is_active: boolean({ description: 'false: the user can no longer authenticate (password or token)' }),
+  email: text({ max: 254 }),
+  first_name: text({ max: 150 }),
+  last_name: text({ max: 150 }),
+  balance: decimal({ places: 5, maxDigits: 16 }),
+  call_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
+  sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
+};
+
+export const AccountRecord = Type.Object({
+  url: Type.String({ format: 'uri' }),
+  id: Type.Integer(),
+  /** The same user in the read-only users resource (contract §3), as `user` links name it. */
+  user: Type.String({ format: 'uri' }),
+  username: Type.String(),
+  is_admin: Type.Boolean(),
+  is_active: Type.Boolean(),
+  email: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  balance: Type.Number(),
+  call_rate: Type.Number(),
+  sms_rate: Type.Number(),
+  created_date: Type.String({ format: 'date-time' }),
+  updated_date: Type.String({ format: 'date-time' }),
+});
+
+/** A queue created for an account: the queue's fields, its owner given by the URL. */
+const { user: _owner, ...ownedQueueFields } = queueFields;
+export const accountQueueFields = { ...ownedQueueFields, name: text({ required: true, max: 100, blank: false }) };

@@ -1,0 +1,100 @@
+/**
+ * The campaign-dialer command as a real process, for tests: run a command to its end, or start
+ * `serve` on a free port and wait until it listens.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { after } from 'node:test';
+
+export const bin = path.resolve('bin/campaign-dialer.js');
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Servers still running when the test file ends are killed then. Registered here, at the top
+ * level: an after() called inside a before() hook would run as soon as that hook ends.
+ */
+const servers = new Set<ChildProcess>();
+after(() => {
+  for (const child of servers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** The test process's environment without its database settings, plus `env`. */
+export function childEnv(env: Env): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _url, DIALER_ADMIN_PASSWORD: _pw, DATA_DIR: _dir, ...inherited } = process.env;
+  return { ...inherited, LOG_LEVEL: 'info', PORT: '0', ...env } as NodeJS.ProcessEnv;
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Started {
+  child: ChildProcess;
+  /** Resolves when the process has ended. */
+  done: Promise<Run>;
+}
+
+/** Starts a command; `done` resolves with its exit code and output. */
+export function start(args: string[], env: Env, cwd?: string): Started {
+  const child = spawn(process.execPath, [bin, ...args], { env: childEnv(env), cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
+  const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, done };
+}
+
+/** Runs a command to its end. */
+export function run(args: string[], env: Env, cwd?: string): Promise<Run> {
+  return start(args, env, cwd).done;
+}
+
+export interface Server {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `serve` on a free port and waits until it listens. */
+export async function startServe(env: Env): Promise<Server> {
+  const child = spawn(process.execPath, [bin, 'serve'], { env: childEnv(env) });
+  servers.add(child);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    // Generous: a first start migrates a new database, which takes a minute on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`serve did not listen in 180 s:\n${out}`)), 180_000);
+    child.stdout.on('data', () => {
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${out}`)));
+  });
+  return { child, base, output: () => out, exited };
+}
+
+export async function stop(server: Server): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+/** An HTTP request to the server, JSON in and out. */
+export async function request(server: Server, method: string, url: string, auth?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.base}${url}`, {
+    method,
+    headers: { ...(auth ? { authorization: auth } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}

@@ -12,6 +12,8 @@ import { sql } from 'drizzle-orm';
 import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
 import { AppError, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
+import { boundaryError } from './http/multipart.ts';
+import { nulError } from './http/null-characters.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
 import { RequestLogAtDebug } from './http/request-log.ts';
 import { UserCache } from './http/user-cache.ts';
@@ -95,13 +97,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   // Multipart is read only by routes that declare `config: { multipart: true }` (audio upload,
   // bulk import); on any other route it is a 415 like any non-JSON body.
-  await app.register(multipart, { limits: { fileSize: deps.config.maxUploadBytes, files: 1, fields: 20 } });
+  // http/multipart.ts holds a form to one file and 20 fields itself; `parts` is busboy's backstop.
+  await app.register(multipart, { limits: { fileSize: deps.config.maxUploadBytes, parts: 1000 } });
   // These two run on every request: callback style, which costs less than an async hook.
   app.addHook('preValidation', (request, _reply, done) => {
     const config = request.routeOptions.config as { multipart?: boolean };
-    if (request.isMultipart() && !config.multipart) {
-      return done(new AppError(415, { detail: 'Unsupported media type "multipart/form-data" in request.' }));
+    if (request.isMultipart()) {
+      if (!config.multipart) return done(new AppError(415, { detail: 'Unsupported media type "multipart/form-data" in request.' }));
+      const noBoundary = boundaryError(request);
+      if (noBoundary) return done(noBoundary);
     }
+    // A NUL anywhere in the query or the JSON body is a 400 naming the field (multipart: its reader).
+    const refused = nulError(request.query) ?? nulError(request.body);
+    if (refused) return done(refused);
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {

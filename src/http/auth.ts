@@ -65,7 +65,8 @@ function parseCredential(header: string): Credential | undefined {
   if (scheme !== 'basic') return undefined;
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
+  // No account's name or password holds a NUL, and PostgreSQL could not look one up (→ 401).
+  if (colon < 0 || decoded.includes('\u0000')) return undefined;
   return { scheme, username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 

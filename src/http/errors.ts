@@ -3,6 +3,7 @@
  * into the DRF-shaped bodies of contract §2. A 500 logs the error and shows no stack.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { fromMultipartLimit } from './multipart.ts';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -56,9 +57,12 @@ function fromFastify(err: FastifyError): AppError | undefined {
       return new AppError(415, { detail: `Unsupported media type in request. Send application/json.` });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError(413, { detail: 'Request body is too large.' });
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
-      return new AppError(413, { detail: 'Request body is too large.' });
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PROTO_VIOLATION':
+      return fromMultipartLimit(err.code); // too many parts is a malformed upload (400), not a large one
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(400, { detail: `JSON parse error - ${err.message}` });

@@ -10,6 +10,7 @@ import type { Db } from '../db/database.ts';
 import type { AuthUser } from './auth.ts';
 import { type FieldErrors, invalid } from './errors.ts';
 import { LinkMessages, parseLink } from './links.ts';
+import { holdsNul, NUL_MESSAGE } from './null-characters.ts';
 import { normalizePhone } from './phone.ts';
 
 /** What a field may need to check a value: the database and the caller (for links). */
@@ -186,11 +187,29 @@ export function phone(opts: Common = {}): Field<string | null> {
 export const MAX_JSON_DEPTH = 10;
 export const MAX_JSON_BYTES = 64 * 1024;
 
-function depth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let deepest = 0;
-  for (const v of Object.values(value)) deepest = Math.max(deepest, depth(v));
-  return deepest + 1;
+/** Whether `value` nests deeper than `max` levels (iterative: the depth is the client's to choose). */
+function deeperThan(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length > 0) {
+    const [v, level] = pending.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    if (level + 1 > max) return true;
+    for (const inner of Object.values(v)) pending.push([inner, level + 1]);
+  }
+  return false;
+}
+
+/**
+ * Why `obj` cannot be stored as a JSON object (additional_vars, settings; contract §8: at most
+ * 10 levels and 64 KB, and no NUL, which jsonb refuses), or undefined. The API and the CSV
+ * import both ask here.
+ */
+export function jsonObjectProblem(obj: unknown): string | undefined {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return 'Value must be a JSON object.';
+  if (deeperThan(obj, MAX_JSON_DEPTH)) return `Nesting deeper than ${MAX_JSON_DEPTH} levels is not allowed.`;
+  if (holdsNul(obj)) return NUL_MESSAGE;
+  if (Buffer.byteLength(JSON.stringify(obj)) > MAX_JSON_BYTES) return `Ensure this value is at most ${MAX_JSON_BYTES} bytes.`;
+  return undefined;
 }
 
 /** A JSON object, given as an object or as a string holding one (additional_vars, contract §1). */
@@ -210,13 +229,9 @@ export function jsonObject(opts: Common = {}): Field<Record<string, unknown> | n
             throw new FieldError('Value must be valid JSON.');
           }
         }
-        if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-          throw new FieldError('Value must be a JSON object.');
-        }
-        if (depth(obj) > MAX_JSON_DEPTH) throw new FieldError(`Nesting deeper than ${MAX_JSON_DEPTH} levels is not allowed.`);
-        if (Buffer.byteLength(JSON.stringify(obj)) > MAX_JSON_BYTES) {
-          throw new FieldError(`Ensure this value is at most ${MAX_JSON_BYTES} bytes.`);
-        }
+        // A string given here was decoded just now: its "\u0000" escapes were not seen at the door.
+        const problem = jsonObjectProblem(obj);
+        if (problem) throw new FieldError(problem);
         return obj as Record<string, unknown>;
       }),
   };

@@ -1,8 +1,8 @@
 /**
  * The list envelope of contract §2: {count, next, previous, results}, 10 per page, `page` and
  * `page_size` (≤ 1000) query parameters, absolute next/previous links that keep the other
- * query parameters, and 404 "Invalid page." for a page that is not a positive integer or is
- * past the end.
+ * query parameters, and 404 "Invalid page." for a page that is not a positive integer (up to
+ * 2^31 - 1) or is past the end.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -11,6 +11,7 @@ import { baseUrl } from './links.ts';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 1000;
+export const MAX_PAGE = 2_147_483_647;
 
 export interface Envelope<T> {
   count: number;
@@ -31,7 +32,8 @@ export function readPage(query: Record<string, unknown>): PageRequest {
   let page = 1;
   if (rawPage !== undefined && rawPage !== '') {
     const text = String(rawPage);
-    if (!/^\d+$/.test(text) || Number(text) < 1) throw notFound('Invalid page.');
+    // Past MAX_PAGE no list has rows; the offset of a page beyond it overflowed the query (a 500).
+    if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > MAX_PAGE) throw notFound('Invalid page.');
     page = Number(text);
   }
   let limit = DEFAULT_PAGE_SIZE;

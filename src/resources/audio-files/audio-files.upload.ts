@@ -4,6 +4,7 @@
  * with FST_REQ_FILE_TOO_LARGE (→ 413) and nothing is left on disk.
  */
 import type { FastifyRequest } from 'fastify';
+import { formParts } from '../../http/multipart.ts';
 import { removeQuietly, saveToTemp } from './audio-files.storage.ts';
 
 export interface UploadForm {
@@ -18,7 +19,7 @@ export interface UploadForm {
 export async function readUploadForm(request: FastifyRequest, dataDir: string): Promise<UploadForm> {
   const form: UploadForm = { fields: {}, fileAsText: false };
   try {
-    for await (const part of request.parts()) {
+    for await (const part of formParts(request)) {
       if (part.type === 'field') {
         if (part.fieldname === 'audio_file') form.fileAsText = true;
         else form.fields[part.fieldname] = String(part.value);

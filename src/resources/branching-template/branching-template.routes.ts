@@ -1,6 +1,7 @@
 /** /rest-api/branching-template/ — where a call goes after a section, by answer (issue 4 §5). */
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
 import { notFound } from '../../http/errors.ts';
+import { queryInteger } from '../../http/filters.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -19,13 +20,6 @@ import { checkBranch, duplicateKeys, isDuplicateKeys } from './branching-templat
 
 const tags = ['branching-template'];
 
-/** `?section_id=` filters the list; anything but an id matches nothing. */
-function sectionFilter(query: unknown): number | undefined {
-  const raw = (query as { section_id?: string }).section_id;
-  if (raw === undefined || raw === '') return undefined;
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : 0;
-}
-
 async function orDuplicate<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
@@ -39,7 +33,7 @@ function routes(api: Api, { database }: AppDeps) {
   const { db } = database;
 
   api.get('/branching-template/', { schema: { tags, response: { 200: envelopeOf(BranchingTemplateRecord) } } }, async (request) => {
-    const where = branchingTemplatesWhere(db, request.user, sectionFilter(request.query));
+    const where = branchingTemplatesWhere(db, request.user, queryInteger(request, 'section_id'));
     return paginate(
       request,
       () => countBranchingTemplates(db, where),

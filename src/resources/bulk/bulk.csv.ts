@@ -2,6 +2,7 @@
  * The CSV side of bulk import and export: what each kind of file holds (its header, how a row
  * becomes the columns we COPY, or why it is rejected), and CSV text for COPY and for exports.
  */
+import { jsonObjectProblem } from '../../http/fields.ts';
 import { normalizePhone } from '../../http/phone.ts';
 
 /** A row's values in the order of `ImportTarget.columns`, or the reason it is rejected. */
@@ -56,12 +57,13 @@ function contactReader(names: string[]): RowReader {
       } catch {
         return 'additional_vars: Value must be valid JSON.';
       }
-      if (typeof object !== 'object' || object === null || Array.isArray(object)) {
-        return 'additional_vars: Value must be a JSON object.';
-      }
     }
-    for (const [key, i] of extras) object[key] = record[i];
-    return [number, name, JSON.stringify(object), state];
+    if (typeof object === 'object' && object !== null && !Array.isArray(object)) {
+      for (const [key, i] of extras) object[key] = record[i];
+    }
+    // The same limits as the API's (contract §8: 10 levels, 64 KB), extra columns included.
+    const problem = jsonObjectProblem(object);
+    return problem ? `additional_vars: ${problem}` : [number, name, JSON.stringify(object), state];
   };
 }
 

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import type { Database } from '../../db/database.ts';
 import { withCopySession, type CopySession, type CopyWriter } from './bulk.copy.ts';
+import { holdsNul, NUL_MESSAGE } from '../../http/null-characters.ts';
 import { csvLine, type ImportTarget, looksBinary, type RowReader } from './bulk.csv.ts';
 
 export interface ImportOptions {
@@ -16,6 +17,8 @@ export interface ImportOptions {
   skipDuplicates: boolean;
   /** Whether the source was cut at its size limit (a multipart upload); checked before commit. */
   truncated?: () => boolean;
+  /** Reads what follows the file in its upload; throws (before commit) when that is refused. */
+  rest?: () => Promise<void>;
   /** Called every PROGRESS_ROWS records read, and at the end. */
   onProgress?: (rows: number) => void;
 }
@@ -43,6 +46,8 @@ export class ImportFileError extends Error {
 }
 
 export const MAX_LISTED_REJECTIONS = 100;
+/** Columns of a file: contact, full_name, status, additional_vars and the extra variables of a contact. */
+export const MAX_COLUMNS = 1000;
 const PROGRESS_ROWS = 10_000;
 
 interface Tally {
@@ -80,6 +85,7 @@ export async function importCsv(
       });
     });
     await writer?.end();
+    await options.rest?.();
     if (options.truncated?.()) throw new ImportFileError('The file is larger than the import limit.', 'too-large');
     const imported = staged && writer ? await insertStaged(session, target, parentId) : tally.valid;
     return {
@@ -135,12 +141,17 @@ async function readRows(
       lastLine = line + newlinesIn(record);
       if (record.length === 1 && record[0].trim() === '') continue; // a blank line
       if (!read) {
+        if (record.length > MAX_COLUMNS) {
+          throw new ImportFileError(`The header has ${record.length} columns; a file may have at most ${MAX_COLUMNS}.`);
+        }
+        if (record.some(holdsNul)) throw new ImportFileError(`The header: ${NUL_MESSAGE}`);
         const header = target.readHeader(record);
         if (typeof header === 'string') throw new ImportFileError(header);
         read = header.read;
         if (!header.headerIsData) continue;
       }
-      const values = read(record);
+      // PostgreSQL stores no NUL: a cell holding one (past the binary check of the file's start) rejects its row.
+      const values = record.some(holdsNul) ? NUL_MESSAGE : read(record);
       if (typeof values !== 'string') {
         tally.valid++;
         const wait = emit(line, values);

@@ -7,6 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Api, type AppDeps, recordId, type Resource } from '../../http/api.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
+import { readFileForm } from '../../http/multipart.ts';
 import { ownedBy } from '../../http/scope.ts';
 import type { Db } from '../../db/database.ts';
 import { dncLists, phonebooks } from '../../db/schema.ts';
@@ -24,20 +25,20 @@ async function isVisible(db: Db, table: typeof phonebooks | typeof dncLists, use
 }
 
 /** `skip_duplicates` from the query string or from a form field sent before the file. */
-function skipDuplicates(request: FastifyRequest, fields: Record<string, unknown>): boolean {
+function skipDuplicates(request: FastifyRequest, fields: Record<string, string>): boolean {
   const fromQuery = (request.query as { skip_duplicates?: string }).skip_duplicates;
-  const field = fields.skip_duplicates as { value?: unknown } | undefined;
-  return TRUE_VALUES.has(String(fromQuery ?? '')) || TRUE_VALUES.has(String(field?.value ?? ''));
+  return TRUE_VALUES.has(String(fromQuery ?? '')) || TRUE_VALUES.has(fields.skip_duplicates ?? '');
 }
 
 async function importUpload(request: FastifyRequest, deps: AppDeps, target: ImportTarget, id: number) {
   if (!request.isMultipart()) throw invalid({ file: ['No file was submitted.'] });
-  const upload = await request.file({ limits: { fileSize: deps.config.maxImportBytes } });
+  const { fields, upload, rest } = await readFileForm(request, { fileSize: deps.config.maxImportBytes });
   if (!upload) throw invalid({ file: ['No file was submitted.'] });
   try {
     return await importCsv(deps.database, target, id, upload.file, {
-      skipDuplicates: skipDuplicates(request, upload.fields),
+      skipDuplicates: skipDuplicates(request, fields),
       truncated: () => upload.file.truncated,
+      rest, // a second file after this one refuses the import, before it commits
     });
   } catch (err) {
     if (!(err instanceof ImportFileError)) throw err;

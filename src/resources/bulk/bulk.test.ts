@@ -192,4 +192,35 @@ describe(`bulk import and export (${dbLabel})`, () => {
     assert.equal(res.statusCode, 400, res.body);
     assert.deepEqual(res.data, { file: ['No file was submitted.'] });
   });
+
+  test('a row whose extra columns make additional_vars larger than 64 KB, deeper than 10 levels or hold a NUL is rejected by its line', async () => {
+    const pb = await makePhonebook(db, alice.id);
+    const wide = Array.from({ length: 200 }, (_, i) => `v${i}`);
+    const csv = [
+      ['contact', 'full_name', 'additional_vars', ...wide].join(','),
+      ['12035550201', 'Ann', '', ...wide.map(() => 'x')].join(','),
+      ['12035550202', 'Big', '', ...wide.map(() => 'y'.repeat(400))].join(','),
+      ['12035550203', 'Deep', `"${'{"a":'.repeat(11).replace(/"/g, '""')}1${'}'.repeat(11)}"`, ...wide.map(() => '')].join(','),
+      ['12035550204', 'Nul', '"{""k\\u0000"": 1}"', ...wide.map(() => '')].join(','),
+    ].join('\n');
+    const res = await upload(t.app, alice.auth, importUrl(pb), csv);
+    assert.equal(res.statusCode, 201, res.body.slice(0, 500));
+    assert.equal(res.data.imported, 1, res.body.slice(0, 500));
+    assert.deepEqual(res.data.rejected, [
+      { line: 3, error: 'additional_vars: Ensure this value is at most 65536 bytes.' },
+      { line: 4, error: 'additional_vars: Nesting deeper than 10 levels is not allowed.' },
+      { line: 5, error: 'additional_vars: Null characters are not allowed.' },
+    ]);
+    assert.deepEqual((await contactsOf(db, pb)).map((c) => c.contact), ['12035550201']);
+  });
+
+  test('a file of 10,000 columns is refused at its header, and imports nothing', async () => {
+    const pb = await makePhonebook(db, alice.id);
+    const names = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const csv = `contact,${names.join(',')}\n12035550301,${names.map(() => 'x').join(',')}\n`;
+    const res = await upload(t.app, alice.auth, importUrl(pb), csv);
+    assert.equal(res.statusCode, 400, res.body.slice(0, 500));
+    assert.deepEqual(res.data, { file: ['The header has 10001 columns; a file may have at most 1000.'] });
+    assert.equal((await contactsOf(db, pb)).length, 0);
+  });
 });

@@ -1,7 +1,8 @@
 /** /rest-api/callerid/ — the numbers of a caller id group; visible through their group (contract §3). */
 import type { FastifyRequest } from 'fastify';
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
-import { invalid, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
+import { queryInteger, queryText } from '../../http/filters.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -27,17 +28,12 @@ const tags = ['callerid'];
  * arrived unencoded (read as a space) find the same caller id.
  */
 function readFilter(request: FastifyRequest): CalleridFilter {
-  const query = request.query as Record<string, unknown>;
-  const given = (name: string) => (typeof query[name] === 'string' && query[name].trim() !== '' ? query[name].trim() : undefined);
   const filter: CalleridFilter = {};
-  const group = given('callerid_group_id');
-  if (group !== undefined) {
-    if (!/^\d{1,10}$/.test(group)) throw invalid({ callerid_group_id: ['Enter a number.'] });
-    filter.callerid_group_id = Number(group);
-  }
-  const areacode = given('areacode');
+  const group = queryInteger(request, 'callerid_group_id');
+  if (group !== undefined) filter.callerid_group_id = group;
+  const areacode = queryText(request, 'areacode');
   if (areacode !== undefined) filter.areacode = normalizeAreacode(areacode) ?? areacode;
-  const num = given('callerid_num');
+  const num = queryText(request, 'callerid_num');
   if (num !== undefined) filter.callerid_digits = phoneDigits(num);
   return filter;
 }

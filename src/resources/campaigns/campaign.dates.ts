@@ -1,7 +1,11 @@
 /**
  * Campaign dates in requests (contract §1): `YYYY-MM-DD HH:MM:SS` or ISO 8601; a value without
- * an offset is a wall-clock time in the instance time zone (TIME_ZONE).
+ * an offset is a wall-clock time in the instance time zone (TIME_ZONE). Accepted from 1970 to
+ * 9999 (UTC), where JavaScript, ISO 8601 text and PostgreSQL's timestamptz all agree, and an
+ * expiration never before the start.
  */
+import { invalid } from '../../http/errors.ts';
+import { isoTime } from '../../http/present.ts';
 
 /** The offset of `timeZone` at the instant `ms`, in milliseconds (east positive). */
 function offsetAt(ms: number, timeZone: string): number {
@@ -41,7 +45,8 @@ export function parseCampaignDate(text: string, timeZone: string): Date | undefi
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0));
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  // Not Date.UTC(year, …): it reads years 0–99 as 1900–1999 ("0001-01-01" became 1901).
+  const wall = new Date(0).setUTCFullYear(year, month - 1, day) + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
   if (new Date(wall).getUTCDate() !== day) return undefined; // 2026-02-30
   if (!m[8]) return zonedToUtc(wall, timeZone);
   if (m[8].toUpperCase() === 'Z') return new Date(wall);
@@ -49,4 +54,35 @@ export function parseCampaignDate(text: string, timeZone: string): Date | undefi
   const digits = m[8].replace(/[^\d]/g, '');
   const offsetMs = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
   return new Date(wall - offsetMs);
+}
+
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const DATE_FORMAT_MESSAGE = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DD HH:MM:SS, ISO 8601.';
+export const DATE_RANGE_MESSAGE = 'Datetime must be between 1970-01-01 00:00:00 and 9999-12-31 23:59:59 UTC.';
+
+/** A date of a request (a campaign's, a CDR filter's): the instant, or the message of its 400. */
+export function readCampaignDate(text: string, timeZone: string): Date | string {
+  const date = parseCampaignDate(text, timeZone);
+  if (!date) return DATE_FORMAT_MESSAGE;
+  const ms = date.getTime();
+  return ms >= EARLIEST && ms <= LATEST ? date : DATE_RANGE_MESSAGE;
+}
+
+interface CampaignDates {
+  startingdate?: string | null;
+  expirationdate?: string | null;
+}
+
+/**
+ * 400 `{"expirationdate": [...]}` when the expiration is before the start, each taken from the
+ * request (`next`) or, on an update that sets only one of them, from the record (`current`).
+ */
+export function checkDateOrder(next: CampaignDates, current: CampaignDates = {}): void {
+  const start = next.startingdate !== undefined ? next.startingdate : current.startingdate;
+  const end = next.expirationdate !== undefined ? next.expirationdate : current.expirationdate;
+  if (!start || !end) return;
+  if (Date.parse(isoTime(end) as string) < Date.parse(isoTime(start) as string)) {
+    throw invalid({ expirationdate: ['The expiration date must not be before the starting date (startingdate).'] });
+  }
 }

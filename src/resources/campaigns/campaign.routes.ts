@@ -23,6 +23,7 @@ import {
   visibleCampaigns,
 } from './campaign.repository.ts';
 import { CampaignRecord, campaignFields } from './campaign.schema.ts';
+import { checkDateOrder } from './campaign.dates.ts';
 import { changeStatus } from './campaign.service.ts';
 import { campaignColumns, withDateDefaults } from './campaign.values.ts';
 
@@ -63,11 +64,13 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       if (status !== CampaignStatus.New && status !== CampaignStatus.Start && status !== CampaignStatus.Pause) {
         throw invalid({ status: ['A campaign is created with status 0 (NEW), 1 (START) or 2 (PAUSE).'] });
       }
+      const columns = withDateDefaults(campaignColumns(values), new Date());
+      checkDateOrder(columns);
       const userId = values.user ?? request.user.id;
       const row = await db.transaction(async (tx) => {
         if (await nameTaken(tx as Db, userId, values.name as string)) throw nameTakenError();
         const created = await insertCampaign(tx as Db, {
-          ...withDateDefaults(campaignColumns(values), new Date()),
+          ...columns,
           name: values.name as string,
           user_id: userId,
           campaign_code: await newCampaignCode(tx as Db),
@@ -97,6 +100,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
         const current = await lockCampaign(t, request.user, id);
         if (!current) throw notFound();
         const columns = campaignColumns(values);
+        checkDateOrder(columns, current); // a new start past the stored expiration, or the reverse
         if (columns.name && (await nameTaken(t, columns.user_id ?? current.user_id, columns.name, id))) throw nameTakenError();
         let campaign = Object.keys(columns).length ? await updateCampaign(t, id, columns) : current;
         if (values.phonebook !== undefined) {

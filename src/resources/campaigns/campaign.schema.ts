@@ -30,7 +30,7 @@ import {
   timeOfDay,
 } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
-import { parseCampaignDate } from './campaign.dates.ts';
+import { DATE_FORMAT_MESSAGE, readCampaignDate } from './campaign.dates.ts';
 
 /** Whether the caller may link to row `id` of an owned table (an admin: any row). */
 export function ownedRow(table: PgTable & { id: PgColumn; user_id: PgColumn }) {
@@ -57,10 +57,8 @@ export function campaignDate(timeZone: string): Field<string | null> {
     required: false,
     parse(value) {
       if (value === null || value === '') return null;
-      const date = typeof value === 'string' ? parseCampaignDate(value, timeZone) : undefined;
-      if (!date) {
-        throw new FieldError('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DD HH:MM:SS, ISO 8601.');
-      }
+      const date = typeof value === 'string' ? readCampaignDate(value, timeZone) : DATE_FORMAT_MESSAGE;
+      if (typeof date === 'string') throw new FieldError(date);
       return date.toISOString();
     },
   };

@@ -1,6 +1,7 @@
 /** /rest-api/section-template/ — the sections of a survey (issue 4; contract §4 types). */
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
 import { invalid, notFound } from '../../http/errors.ts';
+import { queryInteger } from '../../http/filters.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -22,18 +23,11 @@ import { checkSectionRules, SECTION_DEFAULTS, sectionColumns } from './section-t
 
 const tags = ['section-template'];
 
-/** `?survey_id=` filters the list; anything but an id matches nothing. */
-function surveyFilter(query: unknown): number | undefined {
-  const raw = (query as { survey_id?: string }).survey_id;
-  if (raw === undefined || raw === '') return undefined;
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : 0;
-}
-
 function routes(api: Api, { database }: AppDeps) {
   const { db } = database;
 
   api.get('/section-template/', { schema: { tags, response: { 200: envelopeOf(SectionTemplateRecord) } } }, async (request) => {
-    const where = sectionTemplatesWhere(db, request.user, surveyFilter(request.query));
+    const where = sectionTemplatesWhere(db, request.user, queryInteger(request, 'survey_id'));
     return paginate(
       request,
       () => countSectionTemplates(db, where),

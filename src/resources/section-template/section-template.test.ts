@@ -154,7 +154,10 @@ describe(`section-template (${dbLabel})`, () => {
     assert.deepEqual(filtered.data.results.map((s: { id: number }) => s.id), [a.id]);
     const all = await call(t.app, alice.auth, 'GET', '/rest-api/section-template/?page_size=1000');
     assert.ok(!all.data.results.some((s: { id: number }) => s.id === hidden.id));
-    assert.equal((await call(t.app, alice.auth, 'GET', '/rest-api/section-template/?survey_id=abc')).data.count, 0);
+    // issue 11: filters are read the same way everywhere, as ?phonebook_id=abc is (400, not an empty list).
+    const bad = await call(t.app, alice.auth, 'GET', '/rest-api/section-template/?survey_id=abc');
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.deepEqual(bad.data, { survey_id: ['Enter a number.'] });
   });
 
   test("another user's section answers 404 to every method", async () => {

@@ -7,6 +7,7 @@ import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { CampaignStatus } from '../../db/schema.ts';
 import type { Db } from '../../db/database.ts';
 import { smsSpool, spoolPhonebooks } from '../../engine/spool.ts';
+import { checkDateOrder } from '../campaigns/campaign.dates.ts';
 import { withDateDefaults } from '../campaigns/campaign.values.ts';
 import { presentSmsCampaigns } from './sms-campaigns.present.ts';
 import {
@@ -63,12 +64,14 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       if (status !== CampaignStatus.New && status !== CampaignStatus.Start && status !== CampaignStatus.Pause) {
         throw invalid({ status: ['An SMS campaign is created with status 0 (NEW), 1 (START) or 2 (PAUSE).'] });
       }
+      const columns = withDateDefaults(smsCampaignColumns(values), new Date());
+      checkDateOrder(columns);
       const userId = values.user ?? request.user.id;
       const row = await db.transaction(async (tx) => {
         const t = tx as Db;
         if (await smsNameTaken(t, userId, values.name as string)) throw nameTakenError();
         const created = await insertSmsCampaign(t, {
-          ...withDateDefaults(smsCampaignColumns(values), new Date()),
+          ...columns,
           name: values.name as string,
           user_id: userId,
           sms_campaign_code: await newSmsCampaignCode(t),
@@ -98,6 +101,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
         const current = await lockSmsCampaign(t, request.user, id);
         if (!current) throw notFound();
         const columns = smsCampaignColumns(values);
+        checkDateOrder(columns, current); // a new start past the stored expiration, or the reverse
         if (columns.name && (await smsNameTaken(t, columns.user_id ?? current.user_id, columns.name, id))) throw nameTakenError();
         let campaign = Object.keys(columns).length ? await updateSmsCampaign(t, id, columns) : current;
         if (values.phonebook !== undefined) {

@@ -7,8 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { SmsMessageStatus, smsMessages } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
-import { invalid, notFound } from '../../http/errors.ts';
-import { integerFilters } from '../../http/filters.ts';
+import { notFound } from '../../http/errors.ts';
+import { integerFilters, queryChoice, queryText } from '../../http/filters.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { normalizePhone } from '../../http/phone.ts';
 import { presentSmsMessage, SmsMessageRecord } from './sms-message.present.ts';
@@ -18,13 +18,11 @@ const tags = ['sms-message'];
 const statuses: readonly string[] = Object.values(SmsMessageStatus);
 
 function filters(db: Db, request: FastifyRequest): SQL | undefined {
-  const q = request.query as Record<string, string | undefined>;
   const conditions: (SQL | undefined)[] = [visibleSmsMessages(db, request.user), ...integerFilters(request, { sms_campaign_id: smsMessages.sms_campaign_id })];
-  if (q.status) {
-    if (!statuses.includes(q.status)) throw invalid({ status: [`Select a valid choice. ${q.status} is not one of the available choices.`] });
-    conditions.push(eq(smsMessages.status, q.status));
-  }
-  if (q.recipient_number) conditions.push(eq(smsMessages.recipient_number, normalizePhone(q.recipient_number) ?? q.recipient_number));
+  const status = queryChoice(request, 'status', statuses);
+  if (status !== undefined) conditions.push(eq(smsMessages.status, status));
+  const recipient = queryText(request, 'recipient_number');
+  if (recipient !== undefined) conditions.push(eq(smsMessages.recipient_number, normalizePhone(recipient) ?? recipient));
   return and(...conditions);
 }
 

@@ -5,7 +5,6 @@
  * answers 202 with the record; a delete answers 200 {"data": "subscriber deleted"}.
  */
 import { integerFilters } from '../../http/filters.ts';
-import { Readable } from 'node:stream';
 import { and, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
@@ -15,6 +14,7 @@ import { invalid, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody, type Parsed } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { pageUrl, readPage } from '../../http/pagination.ts';
+import { startedStream } from '../../http/stream.ts';
 import { presentSubscriber } from './subscriber-list.present.ts';
 import {
   deleteSubscriber,
@@ -63,11 +63,14 @@ function routes(api: Api, { database, config }: AppDeps) {
       return reply.send(rows.slice(0, limit).map((row) => present(request, row)));
     }
     async function* body() {
-      yield '[';
+      // '[' goes out with the first batch: see startedStream.
+      let opening = '[';
       let after = 0;
       let first = true;
       for (;;) {
         const rows = await listSubscribersAfter(db, where, after, BATCH);
+        if (opening) yield opening;
+        opening = '';
         for (const row of rows) {
           yield `${first ? '' : ','}${JSON.stringify(present(request, row))}`;
           first = false;
@@ -77,7 +80,7 @@ function routes(api: Api, { database, config }: AppDeps) {
       }
       yield ']';
     }
-    return reply.type('application/json; charset=utf-8').send(Readable.from(body()));
+    return reply.type('application/json; charset=utf-8').send(await startedStream(body()));
   });
 
   api.get('/subscriber-list/:id/', { schema: { tags, response: { 200: SubscriberRecord } } }, async (request) => {

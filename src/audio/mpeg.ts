@@ -55,21 +55,19 @@ export async function decodeMpeg(bytes: Uint8Array, sink: PcmSink): Promise<Stre
     let frames = 0;
     let errors = 0;
     let first: MPEGHeader | undefined;
-    const decode = (batch: CodecFrame[]) => {
+    const decode = (found: CodecFrame[]) => {
+      if (found.length === 0) return;
+      const head = (first ??= found[0].header as MPEGHeader);
+      // A frame in another rate or channel mode is not part of this stream (random bytes can
+      // look like a pair of frames): it is left out, and counts against the coverage.
+      const batch = found.filter(({ header }) => header.sampleRate === head.sampleRate && header.channels === head.channels);
       if (batch.length === 0) return;
-      first ??= batch[0].header as MPEGHeader;
-      for (const frame of batch) {
-        const header = frame.header as MPEGHeader;
-        if (header.sampleRate !== first.sampleRate || header.channels !== first.channels) {
-          throw new AudioDecodeError('The MP3 changes its sample rate or channels midway; re-encode it as one stream.');
-        }
-        frameBytes += frame.data.length;
-      }
+      for (const frame of batch) frameBytes += frame.data.length;
       frames += batch.length;
       const out = quietly(() => decoder.decodeFrames(batch.map((f) => f.data)));
       errors += out.errors.length;
       // mpg123 always answers in stereo; a mono stream's second channel is a copy of the first.
-      if (out.samplesDecoded > 0) sink(out.channelData.slice(0, first.channels), out.samplesDecoded, out.sampleRate);
+      if (out.samplesDecoded > 0) sink(out.channelData.slice(0, head.channels), out.samplesDecoded, out.sampleRate);
     };
     for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
       decode(drain(parser.parseChunk(bytes.subarray(at, at + CHUNK_BYTES))));

@@ -2,17 +2,17 @@
  * /rest-api/cdr/ — call detail records (read-only). `?format=csv` streams the same filter as a
  * CSV export in keyset batches, so an export of millions of rows runs in constant memory.
  */
-import { Readable } from 'node:stream';
 import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { cdrs } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
+import { csvChunks, csvOptionsOf, sendCsv } from '../../http/csv.ts';
 import { invalid, notFound } from '../../http/errors.ts';
 import { normalizePhone } from '../../http/phone.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { parseCampaignDate } from '../campaigns/campaign.dates.ts';
-import { CSV_COLUMNS, CdrRecord, cdrCsvLine, presentCdr } from './cdr.present.ts';
+import { CSV_COLUMNS, CdrRecord, cdrCsvRow, presentCdr } from './cdr.present.ts';
 import { countCdrs, findCdr, listCdrs, listCdrsAfter, visibleCdrs } from './cdr.repository.ts';
 
 const tags = ['cdr'];
@@ -46,19 +46,17 @@ function routes(api: Api, { database, config }: AppDeps) {
   api.get('/cdr/', { schema: { tags, response: { 200: envelopeOf(CdrRecord) } } }, async (request, reply) => {
     const where = filters(db, request, config.timeZone);
     if ((request.query as { format?: string }).format === 'csv') {
-      async function* csv() {
-        yield `${CSV_COLUMNS.join(',')}\r\n`;
+      // Read before the 200 starts: a bad option is a 400, never a cut stream.
+      const options = csvOptionsOf(request, '\r\n');
+      async function* batches() {
         for (let after = 0; ; ) {
           const rows = await listCdrsAfter(db, where, after, BATCH);
-          yield rows.map(cdrCsvLine).join('');
+          yield rows.map(cdrCsvRow);
           if (rows.length < BATCH) break;
           after = rows[rows.length - 1].id;
         }
       }
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="cdr.csv"')
-        .send(Readable.from(csv()) as never); // a stream is sent as is, not serialized
+      return sendCsv(reply, 'cdr', csvChunks(CSV_COLUMNS, batches(), options));
     }
     return paginate(
       request,

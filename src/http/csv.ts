@@ -15,6 +15,8 @@
  * into `'+1…` for every consumer. Anything more (`+1+1`, `-2+3+cmd|…`, `+1 203 555`) is not a
  * plain number and is neutralised.
  *
+ * csv-stringify's own `escape_formulas` option is not used: it would quote those numbers too.
+ *
  * The import reads its own export back: restoreCell drops the quote again. So that this is
  * lossless, a value that already begins with quotes followed by one of those characters
  * (`'=x`) gets one more quote on the way out (`''=x`), and loses exactly one on the way in.

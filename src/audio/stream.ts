@@ -41,6 +41,11 @@ export async function decodeStream(
       throw new AudioDecodeError(`The audio is longer than ${maxSeconds} seconds.`);
     }
     sink(data, count, rate);
+  }).catch((err: unknown) => {
+    if (err instanceof AudioDecodeError) throw err;
+    // The parsers throw plain errors (TypeError, RangeError…) on some malformed headers and
+    // pages; for the caller that is the same verdict: these bytes do not decode.
+    throw new AudioDecodeError(`The ${format.toUpperCase()} file is damaged and cannot be decoded.`, { cause: err });
   });
   if (frames === 0) throw new AudioDecodeError('The file decodes to no audio at all.');
   return { format, sampleRate, channels, frames };

@@ -326,6 +326,12 @@ describe(`audio-files: an upload is judged by decoding it (${dbLabel})`, () => {
     assert.match(await refused(makeWav(601, { sampleRate: 8000 })), /longer than 600 seconds/);
   });
 
+  test('an Ogg whose header page the parser chokes on is a 400 naming it damaged, not a 500', async () => {
+    const ogg = makeOgg(0.1);
+    ogg[18] = 1; // the first page's sequence number: codec-parser then throws a TypeError
+    assert.match(await refused(ogg, 'odd.ogg'), /OGG file is damaged/);
+  });
+
   test('a WAV header with no samples is refused as decoding to nothing', async () => {
     assert.match(await refused(makeWav(0)), /no audio/);
   });

@@ -1,13 +1,29 @@
 /**
  * Small, valid audio files generated in code, so that tests upload real WAV, MP3 and OGG bytes
- * (music-metadata reads their duration) without binary fixtures in the repository.
+ * (src/audio decodes every sample of them), and two tiny recordings of speech made by real
+ * encoders (test/fixtures/audio/, 1 KB and 5.5 KB), made with:
+ *   espeak-ng -w prompt.wav "Press one." && sox prompt.wav -r 8000 -c 1 prompt8k.wav
+ *   lame -b 8 -m m prompt8k.wav press-one-8k-mono.mp3
+ *   sox prompt.wav -r 16000 -c 2 -C -1 press-one-16k-stereo.ogg
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** A PCM WAV (8 kHz, 16-bit, mono) of `seconds` of silence. */
-export function makeWav(seconds: number): Buffer {
-  const sampleRate = 8000;
-  const bytesPerSample = 2;
-  const dataSize = Math.round(seconds * sampleRate) * bytesPerSample;
+const fixturesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'audio');
+
+/** Real recordings of "Press one." (0.85 s of speech; the MP3 adds its encoder's padding). */
+export const recordings = {
+  /** MP3, 8 kHz mono, 8 kbit/s: decodes to 1.008 s. */
+  mp3Mono8k: () => fs.readFileSync(path.join(fixturesDir, 'press-one-8k-mono.mp3')),
+  /** Ogg Vorbis, 16 kHz stereo: decodes to 0.846 s. */
+  oggStereo16k: () => fs.readFileSync(path.join(fixturesDir, 'press-one-16k-stereo.ogg')),
+};
+
+/** A PCM WAV (16-bit; 8 kHz mono unless told) of `seconds` of silence. */
+export function makeWav(seconds: number, { sampleRate = 8000, channels = 1 } = {}): Buffer {
+  const blockAlign = 2 * channels; // 16-bit samples
+  const dataSize = Math.round(seconds * sampleRate) * blockAlign;
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + dataSize, 4);
@@ -15,11 +31,11 @@ export function makeWav(seconds: number): Buffer {
   header.write('fmt ', 12, 'ascii');
   header.writeUInt32LE(16, 16); // fmt chunk size
   header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt16LE(channels, 22);
   header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * bytesPerSample, 28); // byte rate
-  header.writeUInt16LE(bytesPerSample, 32); // block align
-  header.writeUInt16LE(8 * bytesPerSample, 34); // bits per sample
+  header.writeUInt32LE(sampleRate * blockAlign, 28); // byte rate
+  header.writeUInt16LE(blockAlign, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(dataSize, 40);
   return Buffer.concat([header, Buffer.alloc(dataSize)]);

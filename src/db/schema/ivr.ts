@@ -13,6 +13,9 @@ export const audioFiles = pgTable(
     /** Content type of what the bytes are: audio/wav, audio/mpeg or audio/ogg. */
     content_type: varchar('content_type', { length: 50 }).notNull(),
     duration: numeric('duration', { precision: 10, scale: 3 }),
+    /** Hz and channel count as decoded at upload (migration 0014; null for older rows). */
+    sample_rate: integer('sample_rate'),
+    channels: smallint('channels'),
     user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     created_date: createdDate(),
     updated_date: updatedDate(),

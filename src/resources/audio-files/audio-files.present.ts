@@ -13,6 +13,8 @@ export function presentAudioFile(request: FastifyRequest, row: AudioFileRow): St
     name: row.name,
     audio_file: row.audio_file,
     duration: row.duration === null ? null : Number(row.duration),
+    sample_rate: row.sample_rate,
+    channels: row.channels,
     user: link('users', row.user_id) as string,
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,

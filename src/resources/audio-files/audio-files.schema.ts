@@ -23,6 +23,12 @@ export const AudioFileRecord = Type.Object({
   name: Type.String(),
   audio_file: Type.String({ description: 'Path of the stored file, relative to DATA_DIR' }),
   duration: Type.Union([Type.Number(), Type.Null()], { description: 'Seconds' }),
+  sample_rate: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Hz, as decoded at upload (null for files uploaded before it was recorded)',
+  }),
+  channels: Type.Union([Type.Integer(), Type.Null()], {
+    description: '1 or 2, as decoded at upload (null for files uploaded before it was recorded)',
+  }),
   user: Type.String({ format: 'uri' }),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),

@@ -1,9 +1,14 @@
 /**
- * Audio file rules beyond CRUD: an upload is accepted only when its bytes are WAV, MP3 or OGG
- * (contract §8), is stored under a name of the server's choosing with the extension of what it
- * is, and is timed at upload; a file still played by a section or a campaign is not deleted,
- * and a deleted record takes its file with it.
+ * Audio file rules beyond CRUD: an upload is accepted only when all of it decodes as WAV, MP3
+ * or OGG (contract §8) and a call can play it (src/audio/playable.ts); it is stored under a
+ * name of the server's choosing with the extension of what it is, with the duration, sample
+ * rate and channels the decoder found; a file still played by a section or a campaign is not
+ * deleted, and a deleted record takes its file with it.
  */
+import fs from 'node:fs';
+import { AudioDecodeError } from '../../audio/decode.ts';
+import { PlayableAudio, unplayableReason } from '../../audio/playable.ts';
+import { type AudioInfo, probeAudio } from '../../audio/probe.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError, conflict, type FieldErrors, invalid } from '../../http/errors.ts';
 import { type FieldContext, type Parsed, parseBody } from '../../http/fields.ts';
@@ -14,30 +19,31 @@ import {
   insertAudioFile,
 } from './audio-files.repository.ts';
 import { audioFileFields } from './audio-files.schema.ts';
-import { type AudioKind, audioKindOf } from './audio-files.sniff.ts';
-import {
-  keep,
-  readDuration,
-  readHead,
-  removeQuietly,
-  storedPath,
-} from './audio-files.storage.ts';
+import { AudioKinds, keep, removeQuietly, storedPath } from './audio-files.storage.ts';
 import type { UploadForm } from './audio-files.upload.ts';
 
 export const AudioMessages = {
   required: 'This field is required.',
   notAFile: 'The submitted data was not a file. Check the encoding type on the form.',
   empty: 'The submitted file is empty.',
-  unsupported: 'Unsupported audio file. Upload a WAV, MP3 or OGG file.',
   inUse: 'This audio file is used by a survey section or a campaign; remove it from them first.',
 } as const;
 
-/** The kind of the uploaded file, or the message to show under `audio_file`. */
-async function checkFile(form: UploadForm): Promise<AudioKind | string> {
+/**
+ * What the uploaded file decodes to, or the message to show under `audio_file`. The whole file
+ * is read (MAX_UPLOAD_MB bounds it) and decoded without keeping its samples.
+ */
+async function checkFile(form: UploadForm): Promise<AudioInfo | string> {
   if (form.temp === undefined) return form.fileAsText ? AudioMessages.notAFile : AudioMessages.required;
-  const { head, size } = await readHead(form.temp);
-  if (size === 0) return AudioMessages.empty;
-  return audioKindOf(head) ?? AudioMessages.unsupported;
+  const bytes = await fs.promises.readFile(form.temp);
+  if (bytes.length === 0) return AudioMessages.empty;
+  try {
+    const info = await probeAudio(bytes, { maxSeconds: PlayableAudio.maxSeconds });
+    return unplayableReason(info) ?? info;
+  } catch (err) {
+    if (err instanceof AudioDecodeError) return err.message;
+    throw err;
+  }
 }
 
 /** The form's name and owner, with every field's problem (the file's included) in one 400. */
@@ -50,10 +56,10 @@ async function checkForm(form: UploadForm, ctx: FieldContext) {
     if (!(err instanceof AppError) || err.statusCode !== 400) throw err;
     Object.assign(errors, err.body);
   }
-  const kind = await checkFile(form);
-  if (typeof kind === 'string') errors.audio_file = [kind];
-  if (Object.keys(errors).length > 0 || typeof kind === 'string') throw invalid(errors);
-  return { name: values.name as string, user: values.user ?? ctx.user.id, kind };
+  const audio = await checkFile(form);
+  if (typeof audio === 'string') errors.audio_file = [audio];
+  if (Object.keys(errors).length > 0 || typeof audio === 'string') throw invalid(errors);
+  return { name: values.name as string, user: values.user ?? ctx.user.id, audio };
 }
 
 /**
@@ -61,15 +67,17 @@ async function checkForm(form: UploadForm, ctx: FieldContext) {
  * case (it is gone already once kept); a stored file whose record fails is removed here.
  */
 export async function uploadAudioFile(ctx: FieldContext, dataDir: string, form: UploadForm): Promise<AudioFileRow> {
-  const { name, user, kind } = await checkForm(form, ctx);
+  const { name, user, audio } = await checkForm(form, ctx);
+  const kind = AudioKinds[audio.format];
   const relative = await keep(dataDir, form.temp as string, kind);
   try {
-    const duration = await readDuration(storedPath(dataDir, relative));
     return await insertAudioFile(ctx.db, {
       name,
       audio_file: relative,
       content_type: kind.contentType,
-      duration,
+      duration: audio.durationSeconds.toFixed(3),
+      sample_rate: audio.sampleRate,
+      channels: audio.channels,
       user_id: user,
     });
   } catch (err) {

@@ -1,17 +1,25 @@
 /**
  * Audio files on disk, under DATA_DIR/audio/. The server names every file itself
  * (`audio-file-XXXXX-NNNNNNNNNN.<ext>`), never from the client, with the extension of what its
- * bytes are (audio-files.sniff.ts).
+ * bytes decode as (contract §8).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { parseFile } from 'music-metadata';
-import { type AudioKind, SNIFF_BYTES } from './audio-files.sniff.ts';
+import type { AudioFormat } from '../../audio/pcm.ts';
 
 export const AUDIO_DIR = 'audio';
+
+/** The stored extension and content type of each format the decoder reads. */
+export const AudioKinds = {
+  wav: { extension: 'wav', contentType: 'audio/wav' },
+  mp3: { extension: 'mp3', contentType: 'audio/mpeg' },
+  ogg: { extension: 'ogg', contentType: 'audio/ogg' },
+} as const satisfies Record<AudioFormat, { extension: string; contentType: string }>;
+
+export type AudioKind = (typeof AudioKinds)[AudioFormat];
 
 /** A new stored name: 5 random letters and 10 random digits. */
 export function generatedName(kind: AudioKind): string {
@@ -42,35 +50,11 @@ export async function saveToTemp(dataDir: string, stream: Readable): Promise<str
   return temp;
 }
 
-/** The first bytes of a file, for audioKindOf, and its size. */
-export async function readHead(file: string): Promise<{ head: Buffer; size: number }> {
-  const handle = await fs.promises.open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-    await handle.read(head, 0, head.length, 0);
-    return { head, size };
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Moves a checked temporary file to its stored name; returns the path relative to DATA_DIR. */
 export async function keep(dataDir: string, temp: string, kind: AudioKind): Promise<string> {
   const relative = path.posix.join(AUDIO_DIR, generatedName(kind));
   await fs.promises.rename(temp, storedPath(dataDir, relative));
   return relative;
-}
-
-/** Duration in seconds (3 decimals), or null when the file cannot be read as audio. */
-export async function readDuration(file: string): Promise<string | null> {
-  try {
-    // duration: true makes the parser read to the end (Ogg has no duration in its headers).
-    const { format } = await parseFile(file, { duration: true, skipCovers: true });
-    return format.duration !== undefined && Number.isFinite(format.duration) ? format.duration.toFixed(3) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Removes a file; one already gone is not an error. */

@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { makeMp3, makeOgg, makeWav } from '../../../test/audio-fixtures.ts';
+import crypto from 'node:crypto';
+import { makeMp3, makeOgg, makeWav, recordings } from '../../../test/audio-fixtures.ts';
 import { makeUser, type TestUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, testApp, testConfig } from '../../../test/helpers.ts';
 import { eq } from 'drizzle-orm';
-import { sectionTemplates, surveyTemplates } from '../../db/schema.ts';
+import { audioFiles, sectionTemplates, surveyTemplates } from '../../db/schema.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-audio-'));
 const smallDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-audio-small-'));
@@ -81,8 +82,12 @@ describe(`audio-files (${dbLabel})`, () => {
 
     const read = await call(t.app, alice.auth, 'GET', `/rest-api/audio-files/${res.data.id}/`);
     assert.equal(read.statusCode, 200, read.body);
-    assert.deepEqual(Object.keys(read.data).sort(), ['audio_file', 'created_date', 'duration', 'id', 'name', 'updated_date', 'url', 'user']);
+    assert.deepEqual(Object.keys(read.data).sort(), [
+      'audio_file', 'channels', 'created_date', 'duration', 'id', 'name', 'sample_rate', 'updated_date', 'url', 'user',
+    ]);
     assert.equal(read.data.duration, 2);
+    assert.equal(read.data.sample_rate, 8000);
+    assert.equal(read.data.channels, 1);
     assert.equal(read.data.user, `http://localhost:80/rest-api/users/${alice.id}/`);
     assert.match(read.data.created_date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
@@ -101,7 +106,9 @@ describe(`audio-files (${dbLabel})`, () => {
     assert.equal(res.statusCode, 201, res.body);
     assert.match(res.data.audio_file, /\.ogg$/);
     const read = await call(t.app, alice.auth, 'GET', `/rest-api/audio-files/${res.data.id}/`);
-    assert.equal(read.data.duration, 1.5, read.body);
+    // Opus: 75 packets of 20 ms less the 312-sample pre-skip the header asks for.
+    assert.equal(read.data.duration, 1.494, read.body);
+    assert.equal(read.data.sample_rate, 48000, read.body);
     const file = await t.app.inject({ method: 'GET', url: `/rest-api/audio-files/${res.data.id}/download/`, headers: { authorization: alice.auth } });
     assert.equal(file.statusCode, 200);
     assert.equal(file.headers['content-type'], 'audio/ogg');
@@ -151,7 +158,7 @@ describe(`audio-files (${dbLabel})`, () => {
     const res = await upload(alice, { name: 'Long', audio_file: { filename: 'long.wav', content: makeWav(1) } }, small.app);
     assert.equal(res.statusCode, 413, res.body);
     assert.deepEqual(storedFiles(smallDataDir), []);
-    const fits = await upload(alice, { name: 'Short', audio_file: { filename: 's.wav', content: makeWav(0.01) } }, small.app);
+    const fits = await upload(alice, { name: 'Short', audio_file: { filename: 's.wav', content: makeWav(0.03) } }, small.app);
     assert.equal(fits.statusCode, 201, fits.body);
   });
 
@@ -231,5 +238,101 @@ describe(`audio-files (${dbLabel})`, () => {
     const res = await upload(undefined, { name: 'x', audio_file: { filename: 'a.wav', content: makeWav(0.1) } });
     assert.equal(res.statusCode, 401, res.body);
     assert.equal((await call(t.app, undefined, 'GET', '/rest-api/audio-files/')).statusCode, 401);
+  });
+});
+
+/** Uploads `content` for alice, expects a 400 under audio_file, and checks nothing was kept. */
+async function refused(content: Buffer, filename = 'bad.bin') {
+  const rows = () => db.$count(audioFiles, eq(audioFiles.user_id, alice.id));
+  const [rowsBefore, filesBefore] = [await rows(), storedFiles(dataDir)];
+  const res = await upload(alice, { name: unique('bad'), audio_file: { filename, content } });
+  assert.equal(res.statusCode, 400, res.body);
+  assert.deepEqual(Object.keys(res.data), ['audio_file'], res.body);
+  assert.equal(res.data.audio_file.length, 1, res.body);
+  assert.equal(await rows(), rowsBefore, 'no row after a 400');
+  assert.deepEqual(storedFiles(dataDir), filesBefore, 'no file (stored or temporary) after a 400');
+  return res.data.audio_file[0] as string;
+}
+
+/** Uploads `content` for alice and returns the record's read. */
+async function accepted(content: Buffer) {
+  const res = await upload(alice, { name: unique('ok'), audio_file: { filename: 'x', content } });
+  assert.equal(res.statusCode, 201, res.body);
+  const read = await call(t.app, alice.auth, 'GET', `/rest-api/audio-files/${res.data.id}/`);
+  return { ...read.data, audio_file: res.data.audio_file } as { audio_file: string; duration: number; sample_rate: number; channels: number };
+}
+
+/** A copy of `wav` with the 16-bit field at `offset` (22 channels, 34 bits) set to `value`. */
+function patched(wav: Buffer, offset: number, value: number): Buffer {
+  const copy = Buffer.from(wav);
+  copy.writeUInt16LE(value, offset);
+  return copy;
+}
+
+describe(`audio-files: an upload is judged by decoding it (${dbLabel})`, () => {
+  test('a real MP3 recording is accepted with its duration, sample rate and channels', async () => {
+    const read = await accepted(recordings.mp3Mono8k());
+    assert.match(read.audio_file, /\.mp3$/);
+    assert.deepEqual([read.duration, read.sample_rate, read.channels], [1.008, 8000, 1]);
+  });
+
+  test('a real Ogg Vorbis stereo recording is accepted with its duration, sample rate and channels', async () => {
+    const read = await accepted(recordings.oggStereo16k());
+    assert.match(read.audio_file, /\.ogg$/);
+    assert.deepEqual([read.duration, read.sample_rate, read.channels], [0.846, 16000, 2]);
+  });
+
+  test('a 16 kHz stereo WAV is accepted with its duration, sample rate and channels', async () => {
+    const read = await accepted(makeWav(1.25, { sampleRate: 16000, channels: 2 }));
+    assert.deepEqual([read.duration, read.sample_rate, read.channels], [1.25, 16000, 2]);
+  });
+
+  test('an ID3 header followed by random bytes is refused as not audio', async () => {
+    const id3 = Buffer.from([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0]);
+    const message = await refused(Buffer.concat([id3, crypto.randomBytes(40_000)]), 'song.mp3');
+    // Random bytes hold a pair of frame-like headers now and then: then it is "damaged".
+    assert.match(message, /not WAV, MP3 or OGG|damaged/);
+  });
+
+  test('an MP3 whose second half is random bytes is refused as damaged', async () => {
+    const mp3 = makeMp3(2);
+    const message = await refused(Buffer.concat([mp3, crypto.randomBytes(mp3.length)]), 'half.mp3');
+    assert.match(message, /damaged/);
+  });
+
+  test('a WAV header claiming 0 or 65,535 channels is refused', async () => {
+    for (const channels of [0, 65_535]) {
+      const message = await refused(patched(makeWav(1), 22, channels), 'c.wav');
+      assert.match(message, new RegExp(`claims ${channels} channels`));
+    }
+  });
+
+  test('a WAV whose header and block size disagree is refused', async () => {
+    assert.match(await refused(patched(makeWav(1), 22, 2), 'c.wav'), /inconsistent/);
+  });
+
+  test('truncated files are refused: a WAV shorter than its data chunk, an Ogg cut before its end', async () => {
+    const wav = makeWav(1);
+    assert.match(await refused(wav.subarray(0, wav.length / 2), 'cut.wav'), /truncated/);
+    const ogg = recordings.oggStereo16k();
+    assert.match(await refused(ogg.subarray(0, ogg.length - 1000), 'cut.ogg'), /truncated/);
+  });
+
+  test('audio a call cannot play is refused: 3 channels, 96 kHz, 4 kHz, 10 ms, over 10 minutes', async () => {
+    assert.match(await refused(makeWav(0.5, { channels: 3 })), /3 channels/);
+    assert.match(await refused(makeWav(0.5, { sampleRate: 96_000 })), /96000 Hz/);
+    assert.match(await refused(makeWav(0.5, { sampleRate: 4000 })), /4000 Hz/);
+    assert.match(await refused(makeWav(0.01)), /lasts 0\.010 s/);
+    assert.match(await refused(makeWav(601, { sampleRate: 8000 })), /longer than 600 seconds/);
+  });
+
+  test('an Ogg whose header page the parser chokes on is a 400 naming it damaged, not a 500', async () => {
+    const ogg = makeOgg(0.1);
+    ogg[18] = 1; // the first page's sequence number: codec-parser then throws a TypeError
+    assert.match(await refused(ogg, 'odd.ogg'), /OGG file is damaged/);
+  });
+
+  test('a WAV header with no samples is refused as decoding to nothing', async () => {
+    assert.match(await refused(makeWav(0)), /no audio/);
   });
 });

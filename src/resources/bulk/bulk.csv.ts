@@ -3,6 +3,7 @@
  * becomes the columns we COPY, or why it is rejected), and CSV text for COPY and for exports.
  */
 import { jsonObjectProblem } from '../../http/fields.ts';
+import { restoreCell } from '../../http/csv.ts';
 import { normalizePhone } from '../../http/phone.ts';
 
 /** A row's values in the order of `ImportTarget.columns`, or the reason it is rejected. */
@@ -32,6 +33,15 @@ function headerNames(first: string[]): string[] {
   return first.map((name) => name.trim().toLowerCase());
 }
 
+/**
+ * Drops the quote our own export puts before a formula-like cell (src/http/csv.ts), so that
+ * an export imports back into the same contacts. In place: a row is read once.
+ */
+function restoreRecord(record: string[]): string[] {
+  for (let i = 0; i < record.length; i++) if (record[i].charCodeAt(0) === 0x27) record[i] = restoreCell(record[i]);
+  return record;
+}
+
 function columnCountError(expected: number, found: number): string {
   return `Expected ${expected} columns, found ${found}.`;
 }
@@ -44,6 +54,7 @@ function contactReader(names: string[]): RowReader {
   const extras = names.map((name, i) => [name, i] as const).filter(([, i]) => !known.has(i));
   return (record) => {
     if (record.length !== names.length) return columnCountError(names.length, record.length);
+    restoreRecord(record);
     const number = normalizePhone(record[contact]);
     if (!number) return 'contact: Enter a valid phone number.';
     const name = fullName < 0 ? '' : record[fullName];
@@ -82,7 +93,7 @@ export const contactTarget: ImportTarget = {
 function dncReader(column: number): RowReader {
   return (record) => {
     if (record.length <= column) return columnCountError(column + 1, record.length);
-    const number = normalizePhone(record[column]);
+    const number = normalizePhone(restoreCell(record[column]));
     return number ? [number] : 'phone_number: Enter a valid phone number.';
   };
 }

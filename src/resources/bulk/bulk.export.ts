@@ -4,18 +4,19 @@
  * plain keyset (`id > a order by id limit n`) would, with no (phonebook_id, id) index, sort the
  * rest of the list at every batch; a window of the primary key costs the same whatever is left.
  * The contact export re-imports as it is: `additional_vars` holds the JSON object, and the
- * import reads `status` back.
+ * import reads `status` back (and drops the quote src/http/csv.ts puts before formula-like cells).
+ * The rows are handed on in batches; src/http/csv.ts writes them as CSV.
  */
 import { and, asc, eq, gt, lte, max, min, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database.ts';
 import { contacts, dncContacts } from '../../db/schema.ts';
-import { csvLine } from './bulk.csv.ts';
+import type { CsvCell } from '../../http/csv.ts';
 
 const WINDOW_IDS = 5_000;
 /**
- * Rows per string yielded: a string past ~128 KB goes to V8's large-object space, freed only
- * by a full collection, so window-sized strings would pile up between collections.
+ * Rows per batch (one CSV string): a string past ~128 KB goes to V8's large-object space,
+ * freed only by a full collection, so window-sized strings would pile up between collections.
  */
 const ROWS_PER_CHUNK = 500;
 
@@ -28,13 +29,12 @@ async function* idWindows(db: Db, table: PgTable, id: PgColumn, inList: SQL): As
   for (let after = Number(bounds.lo) - 1; after < Number(bounds.hi); after += WINDOW_IDS) yield [after, after + WINDOW_IDS];
 }
 
-function* inChunks(lines: string[]): Generator<string> {
-  for (let at = 0; at < lines.length; at += ROWS_PER_CHUNK) yield lines.slice(at, at + ROWS_PER_CHUNK).join('');
+function* inChunks(rows: CsvCell[][]): Generator<CsvCell[][]> {
+  for (let at = 0; at < rows.length; at += ROWS_PER_CHUNK) yield rows.slice(at, at + ROWS_PER_CHUNK);
 }
 
-/** The phonebook's contacts as CSV text, a window of ids at a time. */
-export async function* exportContacts(db: Db, phonebookId: number): AsyncGenerator<string> {
-  yield csvLine(CONTACT_EXPORT_HEADER);
+/** The phonebook's contacts (CONTACT_EXPORT_HEADER's columns), in batches of rows. */
+export async function* exportContacts(db: Db, phonebookId: number): AsyncGenerator<CsvCell[][]> {
   const inList = eq(contacts.phonebook_id, phonebookId);
   for await (const [after, upTo] of idWindows(db, contacts, contacts.id, inList)) {
     const rows = await db
@@ -47,13 +47,14 @@ export async function* exportContacts(db: Db, phonebookId: number): AsyncGenerat
       .from(contacts)
       .where(and(inList, gt(contacts.id, after), lte(contacts.id, upTo)))
       .orderBy(asc(contacts.id));
-    yield* inChunks(rows.map((r) => csvLine([r.contact, r.full_name, String(r.status), r.vars])));
+    yield* inChunks(rows.map((r) => [r.contact, r.full_name, String(r.status), r.vars]));
   }
 }
 
-/** The DNC list's numbers as CSV text, a window of ids at a time. */
-export async function* exportDncNumbers(db: Db, dncId: number): AsyncGenerator<string> {
-  yield csvLine(['phone_number']);
+export const DNC_EXPORT_HEADER = ['phone_number'] as const;
+
+/** The DNC list's numbers (DNC_EXPORT_HEADER's column), in batches of rows. */
+export async function* exportDncNumbers(db: Db, dncId: number): AsyncGenerator<CsvCell[][]> {
   const inList = eq(dncContacts.dnc_id, dncId);
   for await (const [after, upTo] of idWindows(db, dncContacts, dncContacts.id, inList)) {
     const rows = await db
@@ -61,6 +62,6 @@ export async function* exportDncNumbers(db: Db, dncId: number): AsyncGenerator<s
       .from(dncContacts)
       .where(and(inList, gt(dncContacts.id, after), lte(dncContacts.id, upTo)))
       .orderBy(asc(dncContacts.id));
-    yield* inChunks(rows.map((r) => csvLine([r.phone_number])));
+    yield* inChunks(rows.map((r) => [r.phone_number]));
   }
 }

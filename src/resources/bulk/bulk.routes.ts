@@ -2,10 +2,10 @@
  * Bulk import and export of contacts and DNC numbers (issue 3), routed under the phonebook and
  * DNC list they belong to: POST …/<id>/import/ (multipart CSV in `file`) and GET …/<id>/export/.
  */
-import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { type Api, type AppDeps, recordId, type Resource } from '../../http/api.ts';
+import { csvChunks, csvOptionsOf, sendCsv } from '../../http/csv.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { readFileForm } from '../../http/multipart.ts';
 import { ownedBy } from '../../http/scope.ts';
@@ -13,7 +13,7 @@ import type { Db } from '../../db/database.ts';
 import { dncLists, phonebooks } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { contactTarget, dncTarget, type ImportTarget } from './bulk.csv.ts';
-import { exportContacts, exportDncNumbers } from './bulk.export.ts';
+import { CONTACT_EXPORT_HEADER, DNC_EXPORT_HEADER, exportContacts, exportDncNumbers } from './bulk.export.ts';
 import { importCsv, ImportFileError } from './bulk.import.ts';
 
 const TRUE_VALUES = new Set(['true', 'True', '1', 'yes', 'on']);
@@ -47,13 +47,6 @@ async function importUpload(request: FastifyRequest, deps: AppDeps, target: Impo
   }
 }
 
-function sendCsv(reply: FastifyReply, name: string, lines: AsyncGenerator<string>) {
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${name}.csv"`)
-    .send(Readable.from(lines, { highWaterMark: 1 }));
-}
-
 function routes(api: Api, deps: AppDeps) {
   const { db } = deps.database;
   const importSchema = { consumes: ['multipart/form-data'] };
@@ -67,7 +60,8 @@ function routes(api: Api, deps: AppDeps) {
   api.get('/phonebook/:id/export/', { schema: { tags: ['phonebook'] } }, async (request, reply) => {
     const id = recordId(request);
     if (!(await isVisible(db, phonebooks, request.user, id))) throw notFound();
-    return sendCsv(reply, `phonebook-${id}`, exportContacts(db, id));
+    const csv = csvChunks(CONTACT_EXPORT_HEADER, exportContacts(db, id), csvOptionsOf(request));
+    return sendCsv(reply, `phonebook-${id}`, csv);
   });
 
   // contract: /rest-api/dnc/ and /rest-api/dnc-list/ are the same resource, both routed.
@@ -81,7 +75,7 @@ function routes(api: Api, deps: AppDeps) {
     api.get(`/${prefix}/:id/export/`, { schema: { tags: ['dnc'] } }, async (request, reply) => {
       const id = recordId(request);
       if (!(await isVisible(db, dncLists, request.user, id))) throw notFound();
-      return sendCsv(reply, `dnc-${id}`, exportDncNumbers(db, id));
+      return sendCsv(reply, `dnc-${id}`, csvChunks(DNC_EXPORT_HEADER, exportDncNumbers(db, id), csvOptionsOf(request)));
     });
   }
 }

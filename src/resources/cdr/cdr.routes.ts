@@ -7,13 +7,13 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { cdrs } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
+import { csvChunks, csvOptionsOf, sendCsv } from '../../http/csv.ts';
 import { notFound } from '../../http/errors.ts';
 import { queryDate, queryInteger, queryText } from '../../http/filters.ts';
 import { normalizePhone } from '../../http/phone.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
-import { startedStream } from '../../http/stream.ts';
 import { readCampaignDate } from '../campaigns/campaign.dates.ts';
-import { CSV_COLUMNS, CdrRecord, cdrCsvLine, presentCdr } from './cdr.present.ts';
+import { CSV_COLUMNS, CdrRecord, cdrCsvRow, presentCdr } from './cdr.present.ts';
 import { countCdrs, findCdr, listCdrs, listCdrsAfter, visibleCdrs } from './cdr.repository.ts';
 
 const tags = ['cdr'];
@@ -42,20 +42,18 @@ function routes(api: Api, { database, config }: AppDeps) {
   api.get('/cdr/', { schema: { tags, response: { 200: envelopeOf(CdrRecord) } } }, async (request, reply) => {
     const where = filters(db, request, config.timeZone);
     if ((request.query as { format?: string }).format === 'csv') {
-      async function* csv() {
-        // The header goes out with the first batch: see startedStream.
-        let rows = await listCdrsAfter(db, where, 0, BATCH);
-        yield `${CSV_COLUMNS.join(',')}\r\n${rows.map(cdrCsvLine).join('')}`;
-        while (rows.length === BATCH) {
-          rows = await listCdrsAfter(db, where, rows[rows.length - 1].id, BATCH);
-          yield rows.map(cdrCsvLine).join('');
+      // Read before the 200 starts: a bad option is a 400, and a query that fails on the first
+      // batch is an error answer, never a stream cut after its header (see startedStream).
+      const options = csvOptionsOf(request, '\r\n');
+      async function* batches() {
+        for (let after = 0; ; ) {
+          const rows = await listCdrsAfter(db, where, after, BATCH);
+          yield rows.map(cdrCsvRow);
+          if (rows.length < BATCH) break;
+          after = rows[rows.length - 1].id;
         }
       }
-      const body = await startedStream(csv());
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="cdr.csv"')
-        .send(body as never); // a stream is sent as is, not serialized
+      return sendCsv(reply, 'cdr', csvChunks(CSV_COLUMNS, batches(), options));
     }
     return paginate(
       request,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eq } from 'drizzle-orm';
 import { callrequests, callResults, cdrs } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../../test/helpers.ts';
@@ -84,5 +85,18 @@ describe(`callrequest and cdr (${dbLabel})`, () => {
     assert.match(lines[2], /,"a,""b""",\+12035550102,/);
     const busy = await call(t.app, alice.auth, 'GET', `/rest-api/cdr/?campaign_id=${campaign}&format=csv&disposition=busy`);
     assert.equal(busy.body.trim().split('\r\n').length, 2);
+  });
+
+  test('format=csv neutralises formula-like cells behind a quote, unless csv_injection_safe=false', async () => {
+    const { campaign, busy } = await calls();
+    await db.update(cdrs).set({ callerid: '=HYPERLINK("http://example.test","x")' }).where(eq(cdrs.callid, busy.call_uuid));
+    const url = `/rest-api/cdr/?campaign_id=${campaign}&format=csv&disposition=busy`;
+    const safe = await call(t.app, alice.auth, 'GET', url);
+    assert.equal(safe.statusCode, 200, safe.body);
+    assert.match(safe.body.split('\r\n')[1], /,"'=HYPERLINK\(""http:\/\/example.test"",""x""\)",\+12035550102,/);
+    const raw = await call(t.app, alice.auth, 'GET', `${url}&csv_injection_safe=false`);
+    assert.match(raw.body.split('\r\n')[1], /,"=HYPERLINK\(""http:\/\/example.test"",""x""\)",\+12035550102,/);
+    const bad = await call(t.app, alice.auth, 'GET', `${url}&csv_injection_safe=nope`);
+    assert.equal(bad.statusCode, 400, bad.body);
   });
 });

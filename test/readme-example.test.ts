@@ -84,6 +84,8 @@ test('the README worked example runs as written against a fresh server, and the 
   const cdrs = (await (await fetch(`${base}/rest-api/cdr/?campaign_id=${campaign.id}`, { headers: auth })).json()) as { count: number };
   assert.equal(cdrs.count, 3, JSON.stringify(cdrs));
   assert.match(replay.stdout, /"question":"Satisfied\?","response":"[12]"/, replay.stdout);
+  const subscribers = (await (await fetch(`${base}/rest-api/subscriber-list/?campaign_id=${campaign.id}`, { headers: auth })).json()) as { status: number }[];
+  assert.deepEqual(subscribers.map((x) => x.status), [8, 8, 8], JSON.stringify(subscribers));
 
   server.kill('SIGTERM');
   assert.equal(await exited, 0, stderr);

@@ -54,6 +54,9 @@ export async function* formParts(request: FastifyRequest, limits: { fileSize?: n
         part.file.resume();
         throw tooManyFiles();
       }
+      // A body that ends inside this file (no closing boundary) leaves its stream destroyed before
+      // it is read; piping it then waited forever.
+      if (part.file.destroyed) throw parseError('the body ends inside a file part.');
     } else {
       if (++fields > MULTIPART_LIMITS.fields) throw tooManyFields();
       const refused = nulError({ [part.fieldname]: part.value });

@@ -1,17 +1,18 @@
 /**
  * The `campaign-dialer` command. Every failure is one clear line on stderr and a non-zero exit.
- * Commands of a resource (queue, import, gateway …) live beside it as `<name>.cli.ts`.
+ * Commands of a resource (queue, import, gateway …) live beside it as `<name>.cli.ts`. While a
+ * server holds the embedded database, a command is handed to it and run there (control.ts).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { eq } from 'drizzle-orm';
 import { CliError, type ForwardedRun, print, runForwarded, withDatabase } from './cli-support.ts';
 import { forwardToServer } from './control.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { apiTokens } from './db/schema.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
 import { findUserByUsername } from './resources/users/users.repository.ts';
 import { deleteTokensByPrefix, listTokens } from './resources/tokens/tokens.repository.ts';
-import { apiTokens } from './db/schema.ts';
-import { eq } from 'drizzle-orm';
 import { decimal } from './http/fields.ts';
 
 function decimalOption(value: string): string {

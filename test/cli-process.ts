@@ -15,9 +15,11 @@ export type Env = Record<string, string | undefined>;
  * level: an after() called inside a before() hook would run as soon as that hook ends.
  */
 const servers = new Set<ChildProcess>();
-after(() => {
+const killServers = () => {
   for (const child of servers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+};
+after(killServers);
+process.on('exit', killServers); // also when the file is cut short (its time budget), skipping after()
 
 /** The test process's environment without its database settings, plus `env`. */
 export function childEnv(env: Env): NodeJS.ProcessEnv {

@@ -267,3 +267,4 @@ export class RtpSession implements MediaSession {
     });
   }
 }
+

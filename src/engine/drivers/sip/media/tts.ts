@@ -28,19 +28,24 @@ const candidates: Engine[] = [
   { command: 'flite', args: (text, out) => ['-t', text, '-o', out] },
 ];
 
-let found: Promise<Engine | undefined> | undefined;
+const found = new Map<string, Promise<Engine | undefined>>();
 
-/** Finds the first synthesiser on PATH, once per process. */
+/** Finds the first synthesiser on PATH, once per PATH value. */
 function engine(): Promise<Engine | undefined> {
-  found ??= (async () => {
-    for (const candidate of candidates) if (await onPath(candidate.command)) return candidate;
-    return undefined;
-  })();
-  return found;
+  const searchPath = process.env.PATH ?? '';
+  let lookup = found.get(searchPath);
+  if (!lookup) {
+    lookup = (async () => {
+      for (const candidate of candidates) if (await onPath(searchPath, candidate.command)) return candidate;
+      return undefined;
+    })();
+    found.set(searchPath, lookup);
+  }
+  return lookup;
 }
 
-async function onPath(command: string): Promise<boolean> {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+async function onPath(searchPath: string, command: string): Promise<boolean> {
+  for (const dir of searchPath.split(path.delimiter)) {
     if (!dir) continue;
     try {
       await fs.access(path.join(dir, command), fs.constants.X_OK);

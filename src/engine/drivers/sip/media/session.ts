@@ -23,6 +23,8 @@ const MAX_LAG_MS = 100;
 const FILL_AFTER_MS = 100;
 /** Relay queue: at most 200 ms of the other leg's audio waits to be sent. */
 const RELAY_SAMPLES = 1600;
+/** Shared by every session; listeners copy what they keep. */
+const SILENCE = new Int16Array(FRAME_SAMPLES);
 
 interface Playback {
   pcm: Int16Array;
@@ -157,7 +159,7 @@ export class RtpSession implements MediaSession {
     this.keys.flush(now);
     while (now - this.lastAudioAt >= FILL_AFTER_MS) {
       this.lastAudioAt += FRAME_MS;
-      this.emitAudio(new Int16Array(FRAME_SAMPLES));
+      if (this.audioListeners.size > 0 || this.relayPeer) this.emitAudio(SILENCE);
     }
     // Half a frame of tolerance: a timer firing a little early still sends its frame.
     while (this.nextDue <= now + FRAME_MS / 2) {

@@ -39,11 +39,15 @@ export interface Sipp {
   exited: Promise<number | null>;
 }
 
-/** Starts sipp on loopback with `args` after the address options; stops it by its pid. */
-export async function startSipp(args: string[]): Promise<Sipp> {
+/**
+ * Starts sipp on loopback with `args` after the address options, in `cwd` (where scenarios find
+ * their audio files; a fresh directory when not given); stops it by its pid.
+ */
+export async function startSipp(args: string[], opts: { cwd?: string } = {}): Promise<Sipp> {
   const sipPort = await freeUdpPort();
   const mediaPort = await freeUdpPort();
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'sipp-media-'));
+  const ownDir = !opts.cwd;
+  const cwd = opts.cwd ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'sipp-media-')));
   const proc = spawn('sipp', ['-i', '127.0.0.1', '-p', String(sipPort), '-mi', '127.0.0.1', '-mp', String(mediaPort), '-nostdin', ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr?.on('data', (d) => (stderr += d));
@@ -60,7 +64,7 @@ export async function startSipp(args: string[]): Promise<Sipp> {
     async stop() {
       if (proc.exitCode === null && proc.pid) process.kill(proc.pid, 'SIGTERM');
       await exited.catch(() => {});
-      await fs.rm(cwd, { recursive: true, force: true });
+      if (ownDir) await fs.rm(cwd, { recursive: true, force: true });
       if (stderr.includes('rror')) console.error(stderr);
     },
   };

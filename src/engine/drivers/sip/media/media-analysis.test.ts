@@ -1,12 +1,14 @@
-// What the engine hears and plays, end to end over loopback RTP: a second session plays real
-// audio made with espeak-ng and sox (a voicemail greeting with its beep, a person's "Hello?"),
-// the first one judges it; relay between legs; prompts resampled without aliasing; speech.
+// What the engine hears and plays, end to end over loopback RTP: sipp answers and plays real
+// audio made with espeak-ng and sox (a voicemail greeting with its beep, a person's "Hello?")
+// that our session judges; relay between legs and anti-aliased prompts between two sessions of
+// ours; speech; the prompt cache.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { bestCorrelation, freeUdpPort, level, readWav, run } from '../../../../../test/sip/media/peers.ts';
+import { answeredBySipp } from '../../../../../test/sip/media/callee.ts';
+import { bestCorrelation, freeUdpPort, here, level, readWav, run, startSipp } from '../../../../../test/sip/media/peers.ts';
 import { createMediaEngine, type MediaSession } from './index.ts';
 import { PromptCache } from './prompts.ts';
 
@@ -28,34 +30,45 @@ async function setup(t: T) {
   return { dir, engine, pair };
 }
 
-test('a voicemail greeting is classified machine, and its beep is heard only after the greeting', async (t) => {
-  const { dir, pair } = await setup(t);
-  const greeting = path.join(dir, 'greeting.wav');
+/** sipp answers and plays `file` (made µ-law 8 kHz for its rtp_stream) to a new session of ours. */
+async function greetedBySipp(t: T, dir: string, file: string): Promise<MediaSession> {
+  await run('sox', [path.join(dir, file), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'greeting.wav')]);
+  const sipp = await startSipp(['-sf', path.join(here, 'greeting-uas.xml'), '-m', '1'], { cwd: dir });
+  t.after(() => sipp.stop());
+  const base = await freeUdpPort();
+  const engine = createMediaEngine({ bindAddress: '127.0.0.1', portRange: [base, base + 4] });
+  t.after(() => engine.close());
+  const session = await engine.open();
+  await new Promise((r) => setTimeout(r, 300)); // sipp binds its ports
+  const call = await answeredBySipp(sipp.sipPort, session.local);
+  t.after(() => call.close());
+  session.start(call.remote, { payloadType: 0 });
+  return session;
+}
+
+test('a voicemail greeting played by sipp is classified machine, and its beep is heard only after the greeting', async (t) => {
+  const { dir } = await setup(t);
+  const greeting = path.join(dir, 'spoken.wav');
   await run('espeak-ng', ['-w', greeting, 'Hello, you have reached the voicemail of John Smith. I cannot take your call right now, please leave a message after the tone.']);
   await run('sox', ['-n', '-r', '22050', '-c', '1', '-b', '16', path.join(dir, 'beep.wav'), 'synth', '0.5', 'sine', '1000', 'vol', '0.5']);
   await run('sox', [greeting, path.join(dir, 'beep.wav'), path.join(dir, 'voicemail.wav')]);
   const greetingSeconds = (await readWav(greeting)).pcm.length / 22050;
-  const [near, far] = await pair();
+  const near = await greetedBySipp(t, dir, 'voicemail.wav');
   const started = performance.now();
-  const playing = far.play({ audioFile: 'voicemail.wav' }, { dataDir: dir });
   assert.equal(await near.detectMachine(), 'machine');
   assert.ok(performance.now() - started < 4000, 'decided within the analysis time');
   assert.equal(await near.waitForBeep(15), true);
   const heardAt = (performance.now() - started) / 1000;
   assert.ok(heardAt >= greetingSeconds, `beep heard at ${heardAt.toFixed(2)} s, the greeting lasts ${greetingSeconds.toFixed(2)} s`);
-  await playing;
 });
 
-test('a short "Hello?" followed by silence is classified person, with no beep', async (t) => {
-  const { dir, pair } = await setup(t);
+test('a short "Hello?" played by sipp, then silence, is classified person, with no beep', async (t) => {
+  const { dir } = await setup(t);
   await run('espeak-ng', ['-w', path.join(dir, 'hello.wav'), 'Hello?']);
   await run('sox', [path.join(dir, 'hello.wav'), path.join(dir, 'person.wav'), 'pad', '0.3', '3']);
-  const [near, far] = await pair(8);
-  const playing = far.play({ audioFile: 'person.wav' }, { dataDir: dir });
+  const near = await greetedBySipp(t, dir, 'person.wav');
   assert.equal(await near.detectMachine(), 'person');
   assert.equal(await near.waitForBeep(1.5), false);
-  far.stopPlayback();
-  await playing;
 });
 
 test('silence from the start is a machine after the initial-silence time (mod_amd), and the parameters can be overridden', async (t) => {

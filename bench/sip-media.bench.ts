@@ -137,7 +137,7 @@ async function main(): Promise<void> {
 
   // Run 2 (baseline far end): sipp's RTP echo, one port for every session.
   const mediaPort = PORT_BASE + 4 * SESSIONS + 20;
-  const sipp = spawn('sipp', ['-sn', 'uas', '-i', '127.0.0.1', '-p', String(mediaPort + 10), '-mi', '127.0.0.1', '-mp', String(mediaPort), '-rtp_echo', '-nostdin'], { cwd: dir, stdio: 'ignore' });
+  const sipp = spawn('sipp', ['-sn', 'uas', '-i', '127.0.0.1', '-p', String(mediaPort + 10), '-mi', '127.0.0.1', '-mp', String(mediaPort), '-rtp_echo', '-rtp_buffsize', '4194304', '-nostdin'], { cwd: dir, stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 1000));
   const viaSipp = await Promise.all(ports.map(() => engine.open()));
   viaSipp.forEach((s) => s.start({ address: '127.0.0.1', port: mediaPort }, { payloadType: 0 }));

@@ -26,6 +26,8 @@ export interface MediaOptions {
   portRange: [number, number];
   /** Bytes of decoded prompts kept in memory (default 64 MiB). */
   promptCacheBytes?: number;
+  /** Told of an error in a session's send tick (the other sessions go on). */
+  onError?: (err: unknown) => void;
 }
 
 export interface MediaSession {
@@ -57,7 +59,7 @@ export interface MediaEngine {
 /** Creates the media side of one SIP driver: its port range, prompt cache and send timer. */
 export function createMediaEngine(opts: MediaOptions): MediaEngine {
   const ports = new PortAllocator(opts.portRange);
-  const pacer = new Pacer();
+  const pacer = new Pacer(opts.onError);
   const prompts = new PromptCache(opts.promptCacheBytes);
   const sessions = new Set<RtpSession>();
   const advertised = opts.rtpAddress || opts.bindAddress;

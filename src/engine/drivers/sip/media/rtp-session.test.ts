@@ -134,3 +134,19 @@ test('sessions take even ports from the range, reject when it is full, and give 
   const again = await engine.open();
   assert.equal(again.local.port, sessions[1].local.port);
 });
+
+test('symmetric RTP: a session follows the far end to the address its packets come from, but a stray sender cannot take it over', async (t) => {
+  const engine = await engineFor(t);
+  const [near, far, stray] = [await engine.open(), await engine.open(), await engine.open()];
+  const unused = await freeUdpPort(); // what the SDP said: behind a NAT, nobody listens there
+  near.start({ address: '127.0.0.1', port: unused }, { payloadType: 0 });
+  far.start(near.local, { payloadType: 0 });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(far.stats().received > 5, `far end got ${JSON.stringify(far.stats())} after near latched`);
+  stray.start(near.local, { payloadType: 0 });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(stray.stats().received, 0, 'the stray sender got nothing');
+  const before = far.stats().received;
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(far.stats().received > before, 'the far end still gets our packets');
+});

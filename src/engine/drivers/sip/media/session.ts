@@ -23,6 +23,8 @@ const MAX_LAG_MS = 100;
 const FILL_AFTER_MS = 100;
 /** Relay queue: at most 200 ms of the other leg's audio waits to be sent. */
 const RELAY_SAMPLES = 1600;
+/** A source other than the remote is latched onto only after the remote was silent this long. */
+const LATCH_QUIET_MS = 2000;
 /** Shared by every session; listeners copy what they keep. */
 const SILENCE = new Int16Array(FRAME_SAMPLES);
 
@@ -58,6 +60,7 @@ export class RtpSession implements MediaSession {
   private readonly frame = new Int16Array(FRAME_SAMPLES);
   private readonly rx = new ReceiveStats();
   private lastAudioAt = 0;
+  private heardFromRemoteAt = -Infinity;
   private readonly audioListeners = new Set<(pcm: Int16Array) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly dtmfListeners = new Set<(digit: string) => void>();
@@ -217,9 +220,14 @@ export class RtpSession implements MediaSession {
     const isAudio = packet.payloadType === this.payloadType;
     const isEvent = this.telephoneEvent !== undefined && packet.payloadType === this.telephoneEvent;
     if (!isAudio && !isEvent) return; // comfort noise, other codecs
-    // Symmetric RTP: behind a NAT the far end's packets come from where ours must go.
-    if (rinfo.port !== this.remote.port || rinfo.address !== this.remote.address) this.remote = { address: rinfo.address, port: rinfo.port };
     const now = this.deps.pacer.now();
+    if (rinfo.port !== this.remote.port || rinfo.address !== this.remote.address) {
+      // Symmetric RTP: behind a NAT the far end's packets come from where ours must go. Latch
+      // only while the signalled address is quiet, so a stray sender cannot take the call over.
+      if (now - this.heardFromRemoteAt < LATCH_QUIET_MS) return;
+      this.remote = { address: rinfo.address, port: rinfo.port };
+    }
+    this.heardFromRemoteAt = now;
     const fresh = this.rx.update(packet, now);
     if (isEvent) return this.keys.receive(packet.payload, packet.timestamp, now);
     if (!fresh) return; // a late or duplicated packet: its audio is already past

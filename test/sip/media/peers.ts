@@ -98,27 +98,37 @@ export async function readWav(file: string): Promise<{ sampleRate: number; pcm: 
   return { sampleRate: fmt.sampleRate, pcm: Int16Array.from(wav.getSamples(false) as unknown as ArrayLike<number>) };
 }
 
-/**
- * The best normalised cross-correlation of `b` against `a` over delays 0…maxLag samples of `b`
- * (1 = the same waveform, ~0 = unrelated).
- */
-export function bestCorrelation(a: Int16Array, b: Int16Array, maxLag: number): { score: number; lag: number } {
-  let best = { score: 0, lag: 0 };
-  for (let lag = 0; lag <= maxLag; lag++) {
-    const n = Math.min(a.length, b.length - lag);
-    if (n <= 0) break;
-    let ab = 0;
-    let aa = 0;
-    let bb = 0;
-    for (let i = 0; i < n; i++) {
-      ab += a[i] * b[i + lag];
-      aa += a[i] * a[i];
-      bb += b[i + lag] * b[i + lag];
-    }
-    const score = aa && bb ? ab / Math.sqrt(aa * bb) : 0;
-    if (score > best.score) best = { score, lag };
+/** Normalised cross-correlation of `a` with `b` shifted by `lag` samples (1 = same waveform). */
+function correlation(a: Int16Array, b: Int16Array, lag: number): number {
+  const n = Math.min(a.length, b.length - lag);
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < n; i++) {
+    ab += a[i] * b[i + lag];
+    aa += a[i] * a[i];
+    bb += b[i + lag] * b[i + lag];
   }
-  return best;
+  return aa && bb ? ab / Math.sqrt(aa * bb) : 0;
+}
+
+/**
+ * How well `heard` reproduces `reference`: each half second of the reference that holds sound
+ * is looked for in `heard` up to one second later than where it was sent (the path's delay,
+ * which a loaded machine may stretch along the way), and the median of the best correlations
+ * is returned (~1 the same audio, ~0 unrelated).
+ */
+export function similarity(reference: Int16Array, heard: Int16Array, chunk = 4000, maxDelay = 8000): number {
+  const scores: number[] = [];
+  for (let start = 0; start + chunk <= reference.length; start += chunk) {
+    const piece = reference.subarray(start, start + chunk);
+    if (level(piece) < 300) continue; // a pause: nothing to recognise
+    let best = 0;
+    for (let lag = start; lag <= start + maxDelay && lag + chunk <= heard.length; lag++) best = Math.max(best, correlation(piece, heard, lag));
+    scores.push(best);
+  }
+  scores.sort((x, y) => x - y);
+  return scores.length ? scores[Math.floor(scores.length / 2)] : 0;
 }
 
 /** Mean absolute sample level. */

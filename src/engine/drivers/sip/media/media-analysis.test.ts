@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { answeredBySipp } from '../../../../../test/sip/media/callee.ts';
-import { bestCorrelation, freeUdpPort, here, level, readWav, run, startSipp } from '../../../../../test/sip/media/peers.ts';
+import { freeUdpPort, here, level, readWav, run, similarity, startSipp } from '../../../../../test/sip/media/peers.ts';
 import { createMediaEngine, type MediaSession } from './index.ts';
 import { PromptCache } from './prompts.ts';
 
@@ -56,7 +56,7 @@ test('a voicemail greeting played by sipp is classified machine, and its beep is
   const near = await greetedBySipp(t, dir, 'voicemail.wav');
   const started = performance.now();
   assert.equal(await near.detectMachine(), 'machine');
-  assert.ok(performance.now() - started < 4000, 'decided within the analysis time');
+  assert.ok(performance.now() - started < 5000, 'decided within the analysis time');
   assert.equal(await near.waitForBeep(15), true);
   const heardAt = (performance.now() - started) / 1000;
   assert.ok(heardAt >= greetingSeconds, `beep heard at ${heardAt.toFixed(2)} s, the greeting lasts ${greetingSeconds.toFixed(2)} s`);
@@ -92,11 +92,16 @@ test('relayed legs carry each other\'s audio: a spoken prompt reaches the far le
   bLeg.start(callee.local, { payloadType: 8 });
   callee.start(bLeg.local, { payloadType: 8 });
   const unlink = aLeg.relayTo(bLeg);
-  const recording = callee.record({ file: path.join(dir, 'heard.wav'), maxSeconds: reference.pcm.length / 8000 + 0.6 });
+  // Synthesised once ahead (a play stopped at once still fills the prompt cache), so the
+  // recording's window does not depend on how long espeak-ng takes on a busy machine.
+  const warm = caller.play({ text });
+  caller.stopPlayback();
+  await warm;
+  const recording = callee.record({ file: path.join(dir, 'heard.wav'), maxSeconds: reference.pcm.length / 8000 + 1.2 });
   await caller.play({ text }); // spoken by espeak-ng through the prompt cache
   const heard = await readWav((await recording).file);
-  const match = bestCorrelation(reference.pcm, heard.pcm, 4000);
-  assert.ok(match.score > 0.7, `relayed vs spoken correlation ${match.score.toFixed(3)} at lag ${match.lag}`);
+  const match = similarity(reference.pcm, heard.pcm);
+  assert.ok(match > 0.7, `relayed vs spoken: median correlation ${match.toFixed(3)}`);
   unlink();
   const after = callee.record({ file: path.join(dir, 'after.wav'), maxSeconds: 0.5 });
   await caller.play({ text: 'Hello' });

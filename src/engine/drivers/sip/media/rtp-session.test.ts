@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { answeredBySipp } from '../../../../../test/sip/media/callee.ts';
-import { bestCorrelation, freeUdpPort, here, readWav, run, startSipp, waitForEcho } from '../../../../../test/sip/media/peers.ts';
+import { freeUdpPort, here, readWav, run, similarity, startSipp, waitForEcho } from '../../../../../test/sip/media/peers.ts';
 import { createMediaEngine, type MediaSession } from './index.ts';
 import { parseRtp } from './rtp.ts';
 
@@ -16,6 +16,16 @@ async function engineFor(t: { after(fn: () => unknown): void }, ports = 40) {
   const engine = createMediaEngine({ bindAddress: '127.0.0.1', portRange: [base, base + ports] });
   t.after(() => engine.close());
   return engine;
+}
+
+/**
+ * Decodes a prompt into the cache without sending it (a play stopped at once still loads it), so
+ * a test's timing does not depend on how fast a busy machine decodes.
+ */
+async function preload(session: MediaSession, source: { audioFile?: string; text?: string }, dataDir?: string) {
+  const loading = session.play(source, dataDir ? { dataDir } : undefined);
+  session.stopPlayback();
+  await loading;
 }
 
 async function tempDir(t: { after(fn: () => unknown): void }) {
@@ -35,21 +45,22 @@ test('a prompt played to sipp -rtp_echo comes back whole: the recorded echo matc
   await waitForEcho(sipp.mediaPort, sipp.exited);
   const session = await (await engineFor(t)).open();
   session.start({ address: '127.0.0.1', port: sipp.mediaPort }, { payloadType: 8 });
-  const seconds = reference.pcm.length / 8000 + 0.5;
+  const seconds = reference.pcm.length / 8000 + 1.2;
+  await preload(session, { audioFile: 'prompt.wav' }, dir);
   const recording = session.record({ file: path.join(dir, 'recordings', 'echo.wav'), maxSeconds: seconds });
   await session.play({ audioFile: 'prompt.wav' }, { dataDir: dir });
   const result = await recording;
   assert.equal(result.seconds, seconds);
   const echo = await readWav(result.file);
   assert.equal(echo.sampleRate, 8000);
-  const match = bestCorrelation(reference.pcm, echo.pcm, 4000);
-  assert.ok(match.score > 0.8, `echo vs prompt correlation ${match.score.toFixed(3)} at lag ${match.lag}`);
+  const match = similarity(reference.pcm, echo.pcm);
+  assert.ok(match > 0.8, `echo vs prompt: median correlation ${match.toFixed(3)}`);
   const stats = session.stats();
   assert.ok(stats.received > 0.9 * stats.sent, JSON.stringify(stats));
   assert.equal(stats.lost, 0, JSON.stringify(stats));
 });
 
-test('frames leave every 20 ms with sequence +1, timestamp +160, one SSRC, the marker on each talkspurt start', async (t) => {
+test('frames leave in real time with sequence +1, timestamp +160 per 20 ms, one SSRC, the marker on each talkspurt start', async (t) => {
   const dir = await tempDir(t);
   await run('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', path.join(dir, 'tone.wav'), 'synth', '0.2', 'sine', '440']);
   const observer = dgram.createSocket('udp4');
@@ -72,14 +83,20 @@ test('frames leave every 20 ms with sequence +1, timestamp +160, one SSRC, the m
     assert.equal(b.payloadType, 0);
     assert.equal(b.ssrc, first.ssrc);
     assert.equal(b.sequence, (a.sequence + 1) & 0xffff, `packet ${i}`);
-    assert.equal(b.timestamp, (a.timestamp + 160) >>> 0, `packet ${i}`);
+    // A stall of the process (>100 ms) skips frames rather than bursting them: the timestamp
+    // then jumps by whole frames and the marker says so.
+    const step = (b.timestamp - a.timestamp) >>> 0;
+    if (b.marker) assert.ok(step >= 160 && step % 160 === 0, `packet ${i}: step ${step}`);
+    else assert.equal(step, 160, `packet ${i}`);
   }
   const markers = packets.map((x, i) => (x.p!.marker ? i : -1)).filter((i) => i >= 0);
   assert.ok(markers.includes(0) && markers.some((i) => i >= playFrom - 1 && i <= playFrom + 2), `markers at ${markers}, play from ${playFrom}`);
-  // Pacing in real time: the average interval over the run is 20 ms (single gaps vary with load).
-  const span = packets[packets.length - 1].at - packets[0].at;
-  const mean = span / (packets.length - 1);
-  assert.ok(mean > 18 && mean < 22, `mean interval ${mean.toFixed(2)} ms`);
+  // Paced in real time: over the run, the media clock (8 samples a ms) keeps up with the wall
+  // clock (single gaps vary with the machine's load).
+  const wallMs = packets[packets.length - 1].at - packets[0].at;
+  const mediaMs = ((packets[packets.length - 1].p!.timestamp - first.timestamp) >>> 0) / 8;
+  assert.ok(Math.abs(wallMs - mediaMs) < 60, `${mediaMs} ms of media in ${wallMs.toFixed(1)} ms`);
+  assert.ok(packets.length >= 0.8 * (wallMs / 20), `${packets.length} packets in ${wallMs.toFixed(0)} ms`);
 });
 
 test('keys pressed by sipp as RFC 4733 events are reported once each, in order', async (t) => {
@@ -104,6 +121,7 @@ test('record stops after the given silence, at maxSeconds, and on close, writing
   const [caller, callee] = [await engine.open(), await engine.open()];
   caller.start(callee.local, { payloadType: 0 });
   callee.start(caller.local, { payloadType: 0 });
+  await preload(caller, { audioFile: 'hello.wav' }, dir);
   const bySilence = callee.record({ file: path.join(dir, 'r', 'silence.wav'), maxSeconds: 10, silenceSeconds: 1 });
   await caller.play({ audioFile: 'hello.wav' }, { dataDir: dir });
   const silence = await bySilence;

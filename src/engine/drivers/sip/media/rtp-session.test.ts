@@ -54,7 +54,7 @@ test('a prompt played to sipp -rtp_echo comes back whole: the recorded echo matc
   const echo = await readWav(result.file);
   assert.equal(echo.sampleRate, 8000);
   const match = similarity(reference.pcm, echo.pcm);
-  assert.ok(match > 0.8, `echo vs prompt: median correlation ${match.toFixed(3)}`);
+  assert.ok(match > 0.9, `echo vs prompt: median correlation ${match.toFixed(3)}`);
   const stats = session.stats();
   assert.ok(stats.received > 0.9 * stats.sent, JSON.stringify(stats));
   assert.equal(stats.lost, 0, JSON.stringify(stats));

@@ -68,8 +68,9 @@ export class SipCall implements Call {
     this.media.dtmf.on((digit) => this.onDigit(digit));
     this.sdp = offerSdp(this.media.local, this.core.settings.codecs, Date.now() % 1e9);
     stack.onDialog(this.callId, (m, reply) => this.onDialogMessage(m, reply));
-    this.timers.push(setTimeout(() => this.cancel('timeout'), this.request.timeoutSeconds * 1000));
-    this.invite = new OutgoingInvite(this.core.inviteDeps(stack, this.request.timeoutSeconds * 1000), {
+    // The ring time counts from the INVITE, not from the wait in the CPS queue.
+    const ring = () => this.timers.push(setTimeout(() => this.cancel('timeout'), this.request.timeoutSeconds * 1000));
+    this.invite = new OutgoingInvite(this.core.inviteDeps(stack, this.request.timeoutSeconds * 1000, ring), {
       callId: this.callId,
       user: this.request.to,
       requestUri: this.request.uri,

@@ -95,7 +95,7 @@ export class SipDriver implements TelephonyDriver {
   }
 
   /** What an INVITE needs; a call waits for a paused proxy at most its ring time. */
-  inviteDeps(stack: SipStack, maxPauseWaitMs: number): InviteDeps {
+  inviteDeps(stack: SipStack, maxPauseWaitMs: number, onSent: () => void): InviteDeps {
     return {
       stack,
       pacer: this.pacer,
@@ -104,6 +104,7 @@ export class SipDriver implements TelephonyDriver {
       failoverMs: this.settings.failover_seconds * 1000,
       maxPauseWaitMs,
       onProvisional: () => undefined,
+      onSent,
     };
   }
 

@@ -40,6 +40,8 @@ export interface InviteDeps {
   /** The longest we wait for a paused proxy before giving up with congestion (34). */
   maxPauseWaitMs: number;
   onProvisional: (status: number) => void;
+  /** The first INVITE goes out (after the CPS queue): the ring time starts. */
+  onSent: () => void;
 }
 
 export class OutgoingInvite {
@@ -50,6 +52,7 @@ export class OutgoingInvite {
   private provisional = false;
   private current?: { tx: ClientTransaction; rq: SipMessage; target: Remote; resolve: (r: 'done' | 'next') => void };
   private seq = 1;
+  private sent = false;
   /** Why the last proxy tried did not take the call. */
   private last: InviteResult = { answered: false, status: 0, reason: 'no proxy answered' };
 
@@ -127,6 +130,8 @@ export class OutgoingInvite {
       return 'done';
     }
     this.provisional = false;
+    if (!this.sent) this.deps.onSent();
+    this.sent = true;
     const { host, port } = splitHostPort(proxy);
     const target = await this.deps.stack.remote(host, port);
     const uri = this.spec.requestUri ?? `sip:${this.spec.user}@${host}${port === 5060 ? '' : `:${port}`}`;

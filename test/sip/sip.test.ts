@@ -162,10 +162,13 @@ test(`through kamailio: digest auth, a dispatcher failing over to the live sipp,
   const kamailio = await peer(startKamailio(dir, { targets: [dead, sipp.port], user: 'acme', password: 's3cret', cps: 2 }));
   const numbers = ['+15570006', '+15571006', '+15572006', '+15573006', '+15574006', '+15575006'];
   const auth = { proxy: `127.0.0.1:${kamailio.port}`, username: 'acme', password: 's3cret' };
-  const id = await runCampaign(numbers, { ...auth, cps: 2 }, {}, 40);
+  const id = await runCampaign(numbers, { ...auth, cps: 2, register: true }, {}, 40);
   const cdrs = await cdrsOf(id);
   assert.deepEqual(cdrs.map((c) => c.disposition), Array(6).fill('ANSWER'), `${JSON.stringify(cdrs)}\n${kamailio.output().slice(-3000)}`);
   assert.doesNotMatch(kamailio.output(), /OVER CPS LIMIT/);
+  // It registered (after a 401 challenge) and unregistered when the driver closed.
+  assert.match(kamailio.output(), /REGISTERED acme expires=3600/);
+  assert.match(kamailio.output(), /REGISTERED acme expires=0/);
   // The same calls with the driver allowed 20 setups a second: kamailio refuses what is over 2.
   const eager = await runCampaign(numbers.map((n) => n.replace('+1557', '+1558')), { ...auth, cps: 20 }, {}, 40);
   const refused = (await cdrsOf(eager)).filter((c) => c.disposition === 'CONGESTION');

@@ -168,6 +168,7 @@ test(`through kamailio: digest auth, a dispatcher failing over to the live sipp,
   assert.doesNotMatch(kamailio.output(), /OVER CPS LIMIT/);
   // It registered (after a 401 challenge) and unregistered when the driver closed.
   assert.match(kamailio.output(), /REGISTERED acme expires=3600/);
+  for (let i = 0; i < 40 && !/REGISTERED acme expires=0/.test(kamailio.output()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.match(kamailio.output(), /REGISTERED acme expires=0/);
   // The same calls with the driver allowed 20 setups a second: kamailio refuses what is over 2.
   const eager = await runCampaign(numbers.map((n) => n.replace('+1557', '+1558')), { ...auth, cps: 20 }, {}, 40);
@@ -176,4 +177,16 @@ test(`through kamailio: digest auth, a dispatcher failing over to the live sipp,
   // A wrong password is challenged again and the call fails as rejected (21).
   const wrong = await runCampaign(['+15590006'], { ...auth, password: 'wrong' }, {}, 20);
   assert.deepEqual((await cdrsOf(wrong)).map((c) => [c.hangup_cause_q850, c.disposition]), [[21, 'REJECTED']]);
+});
+
+test(`a transfer section REFERs the callee to the number; the carrier's NOTIFY 200 makes the B-leg CDR and ends our leg (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const sipp = await peer(startSipp('carrier.xml', dir));
+  const transfer = section({ type: SectionType.CallTransfer, question: 'Transferring', phonenumber: '15559999' });
+  const id = await runCampaign(['+15550008'], { proxy: `127.0.0.1:${sipp.port}` }, { survey_snapshot: flowOf([transfer]) }, 20);
+  const legs = await queryRows<{ leg_type: number; disposition: string; phone_number: string }>(
+    db,
+    sql`select leg_type, disposition, phone_number from cdrs where campaign_id = ${id} order by leg_type`,
+  );
+  assert.deepEqual(legs.map((l) => [l.leg_type, l.disposition]), [[1, 'ANSWER'], [2, 'ANSWER']], JSON.stringify(legs));
+  assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
 });

@@ -86,6 +86,14 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
   if (!gateway) return 'no gateway';
   if (gateway.status !== 1) return 'gateway inactive';
   const now = ctx.clock.now();
+  // A carrier's 503 Retry-After: no call is claimed (so none burns an attempt) until it passes.
+  let paused: Date | null | undefined;
+  try {
+    paused = ctx.drivers(gateway).pausedUntil?.();
+  } catch {
+    paused = null; // a driver that cannot be built fails its calls in dial(), where it is logged
+  }
+  if (paused && paused > now) return `gateway paused by the carrier until ${paused.toISOString()}`;
   const reason = c.timezone_dialing ? datesBlock(c, now) : windowBlock(c, now, ctx.config.timeZone);
   if (reason) return reason;
   const [credit] = await queryRows<{ broke: boolean }>(

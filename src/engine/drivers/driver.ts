@@ -98,6 +98,11 @@ export interface DriverContext {
 export interface TelephonyDriver {
   readonly name: string;
   originate(request: OriginateRequest): Call;
+  /**
+   * Until when the carrier asked not to be sent calls (SIP 503 Retry-After on every proxy);
+   * the dialer claims no call for this gateway before then. Absent or null = no pause.
+   */
+  pausedUntil?(): Date | null;
   /** Ends every call in progress (ABORT, shutdown) and releases connections. */
   close(): Promise<void>;
 }

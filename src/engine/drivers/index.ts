@@ -7,6 +7,8 @@ import type { DriverContext, TelephonyDriver } from './driver.ts';
 import { FreeswitchDriver } from './freeswitch.ts';
 import { freeswitchSettings } from './freeswitch-settings.ts';
 import { SimulatorDriver, simulatorSettings } from './simulator.ts';
+import { SipDriver } from './sip/driver.ts';
+import { sipSettings } from './sip/settings.ts';
 
 interface DriverEntry {
   /** Error messages about the settings; none when they are valid. */
@@ -28,6 +30,13 @@ const DRIVERS: Record<string, DriverEntry> = {
       return checked.ok ? [] : checked.errors;
     },
     create: (settings, ctx) => new FreeswitchDriver(settings, ctx),
+  },
+  sip: {
+    validate: (settings) => {
+      const checked = sipSettings(settings);
+      return checked.ok ? [] : checked.errors;
+    },
+    create: (settings, ctx) => new SipDriver(settings, ctx),
   },
 };
 

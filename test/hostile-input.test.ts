@@ -56,6 +56,8 @@ const creates: Array<{ path: string; auth: string; body: () => Record<string, un
   { path: '/rest-api/did/', auth: alice.auth, body: () => ({ did_number: '+12035550105' }), field: 'did_number' },
   { path: '/rest-api/gateway/', auth: admin.auth, body: () => ({ name: unique('gw'), gateways: 'sofia/gateway/a/' }), field: 'gateways' },
   { path: '/rest-api/sms-gateway/', auth: admin.auth, body: () => ({ name: unique('sg'), description: 'd' }), field: 'description' },
+  { path: '/rest-api/accounts/', auth: admin.auth, body: () => ({ username: unique('u'), password: 'pw-123456', first_name: 'F' }), field: 'first_name' },
+  { path: '/rest-api/tokens/', auth: alice.auth, body: () => ({ user: String(alice.id) }), field: 'user' },
   { path: '/rest-api/sms-campaigns/', auth: alice.auth, body: () => ({ name: unique('s'), sms_gateway: smsGateway.url, text_message: 'hi' }), field: 'text_message' },
 ];
 

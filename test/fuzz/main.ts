@@ -1,0 +1,27 @@
+/**
+ * npm run fuzz — the API fuzzer (test/fuzz/): the real app on a fresh database (in-memory
+ * PGlite; PostgreSQL when FUZZ_DATABASE_URL or TEST_DATABASE_URL is set), on 127.0.0.1 only.
+ * FUZZ_REQUESTS (default 2000) and FUZZ_SECONDS (default 600) bound the run; FUZZ_SEED replays
+ * one (printed at the start). Exits 1 when anything was found, with a minimal reproduction each.
+ */
+import crypto from 'node:crypto';
+import { freshDatabase } from './target.ts';
+import { fuzz, summary } from './run.ts';
+
+const postgresUrl = process.env.FUZZ_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+// freshPostgresDatabase (test/helpers.ts) makes its database next to TEST_DATABASE_URL's.
+if (postgresUrl) process.env.TEST_DATABASE_URL = postgresUrl;
+const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : crypto.randomInt(2 ** 31);
+const requests = Number(process.env.FUZZ_REQUESTS ?? 2000);
+const seconds = Number(process.env.FUZZ_SECONDS ?? 600);
+console.log(`fuzz: seed ${seed} (replay with FUZZ_SEED=${seed}), ${requests} requests or ${seconds} s, ${postgresUrl ? 'PostgreSQL' : 'PGlite'}`);
+
+const { database, drop } = await freshDatabase(Boolean(postgresUrl));
+try {
+  const report = await fuzz({ database, requests, seconds, seed, log: (line) => console.log(line) });
+  console.log(summary(report));
+  process.exitCode = report.findings.length ? 1 : 0;
+} finally {
+  await database.close();
+  await drop();
+}

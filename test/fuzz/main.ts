@@ -2,7 +2,7 @@
  * npm run fuzz — the API fuzzer (test/fuzz/): the real app on a fresh database (in-memory
  * PGlite; PostgreSQL when FUZZ_DATABASE_URL or TEST_DATABASE_URL is set), on 127.0.0.1 only.
  * FUZZ_REQUESTS (default 2000) and FUZZ_SECONDS (default 600) bound the run; FUZZ_SEED replays
- * one (printed at the start). Exits 1 when anything was found, with a minimal reproduction each.
+ * one (printed at the start); FUZZ_TRACE=1 prints every request. Exits 1 when anything was found, with a minimal reproduction each.
  */
 import crypto from 'node:crypto';
 import { freshDatabase } from './target.ts';
@@ -18,7 +18,7 @@ console.log(`fuzz: seed ${seed} (replay with FUZZ_SEED=${seed}), ${requests} req
 
 const { database, drop } = await freshDatabase(Boolean(postgresUrl));
 try {
-  const report = await fuzz({ database, requests, seconds, seed, log: (line) => console.log(line) });
+  const report = await fuzz({ database, requests, seconds, seed, log: (line) => console.log(line), trace: process.env.FUZZ_TRACE === '1' });
   console.log(summary(report));
   process.exitCode = report.findings.length ? 1 : 0;
 } finally {

@@ -86,9 +86,12 @@ export class RequestSpace {
     const mine = byActor ? (forDelete ? byActor[actor].spare : [...byActor[actor].keep, ...byActor[actor].spare]) : [];
     const others = actor === 'admin' || !byActor ? [] : (['a', 'b', 'admin'] as const).filter((x) => x !== actor).flatMap((x) => byActor[x].keep);
     const shared = forDelete && actor === 'admin' ? [] : (this.world.shared.get(resource) ?? []);
-    const all = [...mine, ...others, ...shared];
     const missing = fc.constantFrom(999_999, 2_147_483_647);
-    return all.length ? fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...all) }, { weight: 1, arbitrary: missing }) : missing;
+    const choices = [
+      { weight: 6, ids: [...mine, ...shared] },
+      { weight: 2, ids: others },
+    ].filter((c) => c.ids.length > 0);
+    return fc.oneof({ weight: 1, arbitrary: missing }, ...choices.map((c) => ({ weight: c.weight, arbitrary: fc.constantFrom(...c.ids) })));
   }
 
   /** A path id: one of `ids`, or something that is not an id at all. */
@@ -135,8 +138,24 @@ export class RequestSpace {
     return fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length ? `?${pairs.join('&')}` : ''));
   }
 
-  private jsonBody(schema: Schema, actor: ActorName): fc.Arbitrary<string> {
-    const valid = objectFromSchema(schema, this.links(actor));
+  /**
+   * Plausible bodies: the seeded body that created a record of this resource with up to three
+   * generated fields over it (so that creates succeed too), a few generated fields alone (most
+   * updates), or every field generated.
+   */
+  private validBody(op: Operation, schema: Schema, actor: ActorName): fc.Arbitrary<Record<string, unknown>> {
+    const generated = objectFromSchema(schema, this.links(actor));
+    const some = fc.tuple(generated, fc.nat(3)).map(([body, n]) => Object.fromEntries(Object.entries(body).slice(0, n)));
+    const template = op.method === 'POST' ? this.world.templates.get(`${op.resource} ${actor}`) : undefined;
+    return fc.oneof(
+      ...(template ? [{ weight: 3, arbitrary: some.map((body) => ({ ...template, ...body })) }] : []),
+      { weight: 2, arbitrary: some },
+      { weight: 1, arbitrary: generated },
+    );
+  }
+
+  private jsonBody(op: Operation, schema: Schema, actor: ActorName): fc.Arbitrary<string> {
+    const valid = this.validBody(op, schema, actor);
     const keys = [...Object.keys(schema.properties ?? {}), 'unknown_field', 'id', 'url', 'user', 'user_id'];
     const mutated = fc
       .tuple(valid, fc.array(fc.tuple(fc.constantFrom(...keys), hostileValue), { minLength: 1, maxLength: 3 }))
@@ -155,13 +174,30 @@ export class RequestSpace {
         ([body, type]): Pick<FuzzRequest, 'headers' | 'body'> => ({ headers: type ? { 'content-type': type } : {}, body }),
       );
     if (!op.body) return fc.oneof({ weight: 9, arbitrary: fc.constant<Pick<FuzzRequest, 'headers' | 'body'>>({ headers: {} }) }, { weight: 1, arbitrary: json(junkJson) });
-    if (op.body.kind === 'json') return json(this.jsonBody(op.body.schema, actor));
+    if (op.body.kind === 'json') return json(this.jsonBody(op, op.body.schema, actor));
     const parts = op.body.kind === 'audio' ? audioParts(this.userLinkIds(actor).map(String)) : importParts;
     return fc.oneof(
       { weight: 8, arbitrary: parts.map((p) => multipart(p)) },
       { weight: 1, arbitrary: parts.map((p) => ({ ...multipart(p), headers: { 'content-type': 'multipart/form-data' } })) },
       { weight: 1, arbitrary: json(junkJson) },
     );
+  }
+
+  /** Arbitraries are built once per operation, actor and method: building them costs more than drawing from them. */
+  private readonly cache = new Map<string, fc.Arbitrary<{ id: string; query: string; body: Pick<FuzzRequest, 'headers' | 'body'> }>>();
+
+  private parts(op: Operation, who: ActorName, verb: string) {
+    const key = `${op.method} ${op.path} ${who} ${verb === 'DELETE'}`;
+    let parts = this.cache.get(key);
+    if (!parts) {
+      parts = fc.record({
+        id: this.pathId(op.resource, who, verb === 'DELETE'),
+        query: op.method === 'GET' ? this.query(op, who) : fc.oneof({ weight: 9, arbitrary: fc.constant('') }, { weight: 1, arbitrary: this.query(op, who) }),
+        body: this.body(op, who),
+      });
+      this.cache.set(key, parts);
+    }
+    return parts;
   }
 
   /** A request to `op`: who sends it, how it authenticates, and what it sends. */
@@ -173,13 +209,7 @@ export class RequestSpace {
     );
     const method = fc.oneof({ weight: 19, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') });
     return fc.tuple(actor, auth, method).chain(([who, how, verb]) =>
-      fc
-        .record({
-          id: this.pathId(op.resource, who, verb === 'DELETE'),
-          query: op.method === 'GET' ? this.query(op, who) : fc.oneof({ weight: 9, arbitrary: fc.constant('') }, { weight: 1, arbitrary: this.query(op, who) }),
-          body: this.body(op, who),
-        })
-        .map(({ id, query, body }) => ({
+      this.parts(op, who, verb).map(({ id, query, body }) => ({
           op: `${op.method} ${op.path}`,
           actor: who,
           auth: how,

@@ -20,6 +20,8 @@ export interface FuzzOptions {
   /** Requests a shrink may send before it stops at the smallest failure found so far. */
   shrinkBudget?: number;
   log?: (line: string) => void;
+  /** Log every request and its status (FUZZ_TRACE=1). */
+  trace?: boolean;
 }
 
 export interface Reported extends Finding {
@@ -136,6 +138,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       if (report.requests % 1000 === 0) log(`fuzz: ${report.requests} requests, ${known.size} findings, ${Math.round((Date.now() - started) / 1000)} s`);
       const { request, answer, findings } = await probe(generated, false);
       report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
+      if (options.trace) log(`${answer.status} ${request.method} ${request.url.slice(0, 100)} as ${request.actor} [${request.headers["content-type"] ?? ""}]: ${answer.text.slice(0, 200)}`);
       for (const f of findings) {
         report.counts[f.kind]++;
         const seen = known.get(f.signature);

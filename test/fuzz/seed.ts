@@ -26,6 +26,8 @@ export interface World {
   owners: Map<string, ActorName>;
   /** A string found only in the seeded records of each actor. */
   markers: Record<ActorName, string>;
+  /** "POST phonebook a" → a body that created a record: generated bodies start from it. */
+  templates: Map<string, Record<string, unknown>>;
 }
 
 /** `/rest-api/dnc/3/` and `/rest-api/dnc-list/3/` name one record (contract §1). */
@@ -53,6 +55,7 @@ async function seedActor(target: Target, world: World, database: Database, actor
   own(world, 'users', actor, target.actors[actor].id);
   const post = async (resource: string, body: Record<string, unknown>, kind: keyof Owned = 'keep') => {
     const answer = await apiCall(target, actor, 'POST', `/rest-api/${resource}/`, body);
+    if (kind === 'keep') world.templates.set(`${resource} ${actor}`, body);
     const url = answer.headers.location ?? (answer.json as { url: string }).url;
     own(world, resource, actor, idOf(url), kind);
     return url;
@@ -100,6 +103,7 @@ export async function seed(target: Target, database: Database): Promise<World> {
     shared: new Map(),
     owners: new Map(),
     markers: { a: `FZa${hex}Q`, b: `FZb${hex}Q`, admin: `FZadmin${hex}Q` },
+    templates: new Map(),
   };
   const gateway = await apiCall(target, 'admin', 'POST', '/rest-api/gateway/', { name: `fuzz gateway ${hex}`, status: 1, driver: 'simulator' });
   const smsGateway = await apiCall(target, 'admin', 'POST', '/rest-api/sms-gateway/', { name: `fuzz sms gateway ${hex}`, status: 1, driver: 'simulator' });

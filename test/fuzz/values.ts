@@ -87,8 +87,8 @@ const phoneString = fc.oneof(
   fc.stringMatching(/^\+?1203555\d{4}$/),
   fc.constantFrom('+44 20 7946 0958', '(203) 555-0100', '12', '1'.repeat(21), '+', 'abc', '+33 6 12 34 56 78'),
 );
-const plainString = (max: number) =>
-  fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9 ]{1,20}$/) }, { weight: 1, arbitrary: fc.string({ maxLength: Math.min(max, 40) }) });
+const plainString = fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9 ]{1,20}$/) }, { weight: 1, arbitrary: fc.string({ maxLength: 40 }) });
+const keyString = fc.oneof(fc.stringMatching(/^[0-9*#]{1,2}$/), fc.constantFrom('', 'any', 'timeout', 'invalid'));
 
 const LINK_EXAMPLE = /^\/rest-api\/([a-z_-]+)\/1\/$/;
 
@@ -105,10 +105,10 @@ function stringFor(name: string, schema: Schema, links: LinkSource): fc.Arbitrar
   if (/date$/.test(name)) return dateString;
   if (/time$/.test(name)) return timeString;
   if (/^(contact|phone_number|duplicate_contact|callerid_num|did_number|phonenumber|recipient_number)$/.test(name)) return phoneString;
-  if (/^key_\d$|^keys$/.test(name)) return fc.oneof(fc.stringMatching(/^[0-9*#]{1,2}$/), fc.constantFrom('', 'any', 'timeout', 'invalid'));
+  if (/^key_\d$|^keys$/.test(name)) return keyString;
   if (name === 'email') return fc.constantFrom('a@example.com', 'not-an-email', '');
   if (name === 'api_url') return fc.constantFrom('http://127.0.0.1:9/x', 'ftp://x', 'not a url');
-  return plainString(schema.maxLength ?? 40);
+  return plainString;
 }
 
 /** A plausible value for the field `name` of schema `schema` (a valid one, most of the time). */
@@ -117,7 +117,17 @@ export function fromSchema(name: string, schema: Schema, links: LinkSource, dept
   // A link is `anyOf [string (with a link example), integer]`: its integers are ids, drawn from the pools.
   const link = schema.anyOf?.map(linkTarget).find((t) => t !== undefined);
   if (link) variants.push(links(link));
-  else if (schema.anyOf) variants.push(...schema.anyOf.map((s) => fromSchema(name, s, links, depth)));
+  else if (schema.anyOf) {
+    // `anyOf [number, string]` is a number that may come as a string ("10", "True"): send the
+    // string form of a valid value rather than any string.
+    const narrowed = schema.anyOf.filter((s) => s.type !== 'string' || s.maxLength !== undefined || s.examples);
+    const typed = narrowed.length ? narrowed : schema.anyOf;
+    for (const alternative of typed) {
+      const value = fromSchema(name, alternative, links, depth);
+      variants.push(value);
+      if (typed.length < schema.anyOf.length && alternative.type !== 'object') variants.push(value.map((v) => (typeof v === 'boolean' ? (v ? 'True' : 'false') : String(v))));
+    }
+  }
   else if (schema.enum) variants.push(fc.constantFrom(...schema.enum));
   else if (schema.type === 'string') variants.push(stringFor(name, schema, links));
   else if (schema.type === 'integer' || schema.type === 'number') {

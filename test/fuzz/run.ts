@@ -22,6 +22,8 @@ export interface FuzzOptions {
   log?: (line: string) => void;
   /** Log every request and its status (FUZZ_TRACE=1). */
   trace?: boolean;
+  /** Stops the run early (Ctrl-C); the report covers what was sent. */
+  signal?: AbortSignal;
 }
 
 export interface Reported extends Finding {
@@ -133,7 +135,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
         if (same) shrinking.last = `${describe(target, request, answer)}${same.detail ? `\n    ${same.detail}` : ''}`;
         return !same;
       }
-      if (report.requests >= options.requests || Date.now() > deadline) return true;
+      if (report.requests >= options.requests || Date.now() > deadline || options.signal?.aborted) return true;
       report.requests++;
       if (report.requests % 1000 === 0) log(`fuzz: ${report.requests} requests, ${known.size} findings, ${Math.round((Date.now() - started) / 1000)} s`);
       const { request, answer, findings } = await probe(generated, false);
@@ -154,7 +156,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       return false;
     });
 
-    for (let round = 0; report.requests < options.requests && Date.now() < deadline; round++) {
+    for (let round = 0; report.requests < options.requests && Date.now() < deadline && !options.signal?.aborted; round++) {
       const result = await fc.check(property, {
         seed: options.seed + round,
         numRuns: options.requests - report.requests,

@@ -12,8 +12,8 @@ import { dbLabel, testDatabase } from './helpers.ts';
 
 const database = await testDatabase();
 
-test(`${dbLabel}: 400 generated requests (seed 20261125) find no 5xx, no leak, no change after a rejected write`, async () => {
-  const report = await fuzz({ database, requests: 400, seconds: 240, seed: 20261125, shrinkBudget: 100 });
+test(`${dbLabel}: 300 generated requests (seed 20261125) find no 5xx, no leak, no change after a rejected write`, async () => {
+  const report = await fuzz({ database, requests: 300, seconds: 180, seed: 20261125, shrinkBudget: 100 });
   assert.ok(report.requests >= 100, `only ${report.requests} requests were sent`);
   assert.equal(report.findings.length, 0, summary(report));
 });

@@ -79,7 +79,8 @@ export function leak(world: World, request: FuzzRequest, answer: Answer): Findin
     if (owner !== request.actor && text.includes(marker) && !sent.includes(marker)) found.push(`marker of ${owner}`);
   }
   if (found.length === 0) return undefined;
-  const kinds = [...new Set(found.map((f) => f.replace(/\/\d+/, '')))].join(', ');
+  // Whose records leaked varies with the request; which resource leaked is the cause.
+  const kinds = [...new Set(found.map((f) => f.replace(/\/\d+ of \w+$/, '').replace(/ of \w+$/, '')))].join(', ');
   return { kind: 'leak', signature: `leak ${request.op}: ${kinds}`, detail: `the answer holds ${[...new Set(found)].join(', ')}` };
 }
 

@@ -27,6 +27,8 @@ export type LinkSource = (resource: string) => fc.Arbitrary<unknown>;
 const deep = (levels: number): unknown => (levels === 0 ? 'bottom' : { a: deep(levels - 1) });
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  // NUL, which PostgreSQL text cannot hold, inside an otherwise plausible value.
+  fc.tuple(fc.stringMatching(/^[a-z0-9]{0,6}$/), fc.stringMatching(/^[a-z0-9]{0,6}$/)).map(([a, b]) => `${a}\u0000${b}`),
   fc.constantFrom(
     '\u0000',
     'a\u0000b',

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
-import { AppError, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
+import { AppError, clientErrorHandler, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
 import { boundaryError } from './http/multipart.ts';
 import { nulError } from './http/null-characters.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Request input is read by http/fields.ts and the routes, with DRF's messages and leniency

@@ -98,3 +98,24 @@ export function registerErrorHandler(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not found.' }));
 }
+
+/** Node's client error codes → status, reason phrase, detail. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timeout.'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request header fields too large (16 KB at most).'],
+};
+
+/**
+ * Answers what Node's HTTP parser rejects before Fastify sees a request (a URL or headers over
+ * 16 KB, a malformed request line) with the contract's `{"detail": …}` body instead of
+ * Fastify's default `{"error", "message", "statusCode"}`.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request.'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}

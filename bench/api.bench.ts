@@ -17,6 +17,7 @@ const auth = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
 interface Row {
   what: string;
   reqs: number;
+  p50: number;
   p99: number;
   ratio?: number;
   rss: number;
@@ -34,7 +35,7 @@ async function load(server: Server, path: string, options: { method?: 'GET' | 'P
     headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json' },
   });
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { reqs: result.requests.average, p99: result.latency.p99, errors: bad, rss: server.peakRssMb() };
+  return { reqs: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: bad, rss: server.peakRssMb() };
 }
 
 const BASELINE = `
@@ -85,12 +86,13 @@ async function main(): Promise<void> {
     }
   }
   console.log('');
-  console.log(['what'.padEnd(46), 'req/s'.padStart(9), 'p99 ms'.padStart(8), 'x base'.padStart(7), 'peak RSS MB'.padStart(12), 'errors'.padStart(7)].join(' '));
+  console.log(['what'.padEnd(46), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x base'.padStart(7), 'peak RSS MB'.padStart(12), 'errors'.padStart(7)].join(' '));
   for (const r of rows) {
     console.log(
       [
         r.what.padEnd(46),
         fmt(r.reqs).padStart(9),
+        fmt(r.p50, 1).padStart(8),
         fmt(r.p99, 1).padStart(8),
         (r.ratio === undefined ? '1.00' : fmt(r.ratio, 2)).padStart(7),
         fmt(r.rss, 0).padStart(12),

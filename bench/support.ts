@@ -82,7 +82,8 @@ export async function startProcess(command: string[], env: Record<string, string
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: a fresh PGlite directory runs initdb and every migration first, slow on a busy machine.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
@@ -91,7 +92,7 @@ export async function startProcess(command: string[], env: Record<string, string
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('server did not start within 60 s');
+    if (Date.now() > deadline) throw new Error('server did not start within 180 s');
     await new Promise((r) => setTimeout(r, 100));
   }
   const pid = child.pid as number;

@@ -10,6 +10,11 @@
  * invalidation bumps `version`, and a row read is kept only if `version` did not move while it
  * was being read. Writes made in this process also call `userChanged(id)` after they commit, so
  * the writer's next request sees its own change at once, before the notification arrives.
+ *
+ * Concurrent misses of one row share one read, if it started after the last invalidation: a
+ * write to a busy user (a payment to the admin who is making requests) drops its row, and on
+ * PGlite, one connection for everything, fifty requests each reading it again would queue fifty
+ * reads behind the writes.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db } from '../db/database.ts';
@@ -37,6 +42,8 @@ export class UserCache {
   private readonly idsByName = new Map<string, number>();
   private version = 0;
   private trusted = false;
+  /** Reads under way, by `id:` or `name:` key, with the version at which each started. */
+  private readonly reading = new Map<string, { version: number; row: Promise<UserRow | undefined> }>();
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly limit = 10_000) {}
@@ -74,11 +81,11 @@ export class UserCache {
 
   async byId(db: Db, id: number): Promise<UserRow | undefined> {
     const row = this.trusted ? this.rows.get(id) : undefined;
-    return row ?? this.read(() => findUser(db, id));
+    return row ?? this.read(`id:${id}`, () => findUser(db, id));
   }
 
   async byUsername(db: Db, username: string): Promise<UserRow | undefined> {
-    return this.peekByUsername(username) ?? this.read(() => findUserByUsername(db, username));
+    return this.peekByUsername(username) ?? this.read(`name:${username}`, () => findUserByUsername(db, username));
   }
 
   forget(id: number): void {
@@ -95,11 +102,25 @@ export class UserCache {
     this.idsByName.clear();
   }
 
-  /** Reads a row from the database, and keeps it unless an invalidation came meanwhile. */
-  private async read(load: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
+  /**
+   * Reads a row from the database, or joins the read of it that started since the last
+   * invalidation (an older one may hold what was invalidated), and keeps it unless an
+   * invalidation came meanwhile.
+   */
+  private read(key: string, load: () => Promise<UserRow | undefined>): Promise<UserRow | undefined> {
     const version = this.version;
-    const row = await load();
-    if (row && this.trusted && version === this.version) this.keep(row);
+    const under = this.reading.get(key);
+    // Not listening, invalidations may be missed: then every read is a read of its own.
+    if (this.trusted && under?.version === version) return under.row;
+    const row = load().then((found) => {
+      if (found && this.trusted && version === this.version) this.keep(found);
+      return found;
+    });
+    this.reading.set(key, { version, row });
+    const done = () => {
+      if (this.reading.get(key)?.row === row) this.reading.delete(key);
+    };
+    row.then(done, done);
     return row;
   }
 

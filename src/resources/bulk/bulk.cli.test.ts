@@ -68,7 +68,11 @@ describe(`campaign-dialer import (${dbLabel})`, () => {
   test('a file that is not CSV, or a missing phonebook, is one error line and exit 1', async () => {
     const binary = await cli('import', 'contacts', csvFile('x.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0])), '--phonebook', String(phonebook));
     assert.equal(binary.code, 1, binary.stdout);
-    assert.match(binary.stderr, /^campaign-dialer: .*x\.png: The file is not a CSV file/);
+    // The first line names the database the command uses (src/cli-support.ts); then the one error line.
+    const [using, error, ...rest] = binary.stderr.split('\n');
+    assert.match(using, /^campaign-dialer: using /, binary.stderr);
+    assert.match(error, /^campaign-dialer: .*x\.png: The file is not a CSV file/, binary.stderr);
+    assert.deepEqual(rest, [''], binary.stderr);
     const missing = await cli('import', 'contacts', csvFile('ok.csv', 'contact\n2035550199\n'), '--phonebook', '999999');
     assert.equal(missing.code, 1, missing.stdout);
     assert.match(missing.stderr, /there is no phonebook with id 999999/);

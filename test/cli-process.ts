@@ -100,3 +100,12 @@ export async function request(server: Server, method: string, url: string, auth?
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
+
+/**
+ * A command's stderr without its first line when that line names the database it used
+ * (`campaign-dialer: using …`, src/cli-support.ts; test/cli.test.ts asserts the line itself), so
+ * a test can compare the error line that follows exactly.
+ */
+export function withoutUsingLine(stderr: string): string {
+  return stderr.replace(/^campaign-dialer: using [^\n]*\n/, '');
+}

@@ -11,6 +11,7 @@ import { type Database, openDatabase } from '../../db/database.ts';
 import { migrate } from '../../db/migrate.ts';
 import { QueueStrategy } from '../../db/schema.ts';
 import { findQueue, insertQueue } from './queue.repository.ts';
+import { withoutUsingLine } from '../../../test/cli-process.ts';
 
 const t = await testApp();
 const db = t.database.db;
@@ -143,8 +144,8 @@ describe(`campaign-dialer queue create (${dbLabel})`, async () => {
   const manager = await withCommandDatabase((database) => makeUser(database.db));
   const cli = (...args: string[]) =>
     run(process.execPath, ['bin/campaign-dialer.js', 'queue', 'create', ...args], { env }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (err: { code: number; stdout: string; stderr: string }) => err,
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr: withoutUsingLine(stderr) }),
+      (err: { code: number; stdout: string; stderr: string }) => ({ ...err, stderr: withoutUsingLine(err.stderr) }),
     );
 
   test('creates a queue for the manager and prints one line naming its id', async () => {

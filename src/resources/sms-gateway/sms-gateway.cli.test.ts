@@ -7,6 +7,7 @@ import { after, describe, test } from 'node:test';
 import { openDatabase } from '../../db/database.ts';
 import { dbLabel, freshPostgresDatabase, onPostgres } from '../../../test/helpers.ts';
 import { findSmsGateway, type SmsGatewayRow } from './sms-gateway.repository.ts';
+import { withoutUsingLine } from '../../../test/cli-process.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sms-gateway-cli-'));
 const postgres = onPostgres ? await freshPostgresDatabase() : undefined;
@@ -23,7 +24,7 @@ after(async () => {
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/campaign-dialer.js', 'sms-gateway', 'create', ...args], { env }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr: withoutUsingLine(stderr) }),
     );
   });
 }

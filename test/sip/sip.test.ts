@@ -190,3 +190,18 @@ test(`a transfer section REFERs the callee to the number; the carrier's NOTIFY 2
   assert.deepEqual(legs.map((l) => [l.leg_type, l.disposition]), [[1, 'ANSWER'], [2, 'ANSWER']], JSON.stringify(legs));
   assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
 });
+
+test(`key 1 sent by the carrier as an RFC 4733 event (on payload type 96, as we offer) takes the survey's branch for key 1 (${dbLabel})`, { timeout: 60_000 }, async () => {
+  const sipp = await peer(startSipp('carrier.xml', dir));
+  const keys = [null, 'yes', 'no', ...Array(7).fill(null)];
+  const branchOne = section({ order: 3, type: SectionType.MultiChoice, question: 'Branch one', timeout: 1, keys });
+  const next = section({ order: 2, type: SectionType.MultiChoice, question: 'Next in order', timeout: 1, keys });
+  const choice = section({ order: 1, type: SectionType.MultiChoice, question: 'Press 1', timeout: 4, keys, branches: [{ id: 1, keys: '1', goto: branchOne.id }] });
+  const id = await runCampaign(['+15550009'], { proxy: `127.0.0.1:${sipp.port}` }, { survey_snapshot: flowOf([choice, next, branchOne]) }, 20);
+  const results = await queryRows<{ question: string; response: string | null }>(
+    db,
+    sql`select r.question, r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${id} order by r.id`,
+  );
+  assert.deepEqual(results.map((r) => [r.question, r.response]), [['Press 1', '1'], ['Branch one', '']], `${JSON.stringify(results)}\n${sipp.output().slice(-2000)}`);
+  assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
+});

@@ -5,8 +5,12 @@
 import sdpTransform from 'sdp-transform';
 import { Codec, type CodecName } from './settings.ts';
 
-/** Our telephone-event payload type in the offer. */
-export const TELEPHONE_EVENT_PT = 101;
+/**
+ * Our telephone-event payload type in the offer. 96, not the customary 101: carriers echo the
+ * offer's number, and some senders use 96 whatever was negotiated (sipp 3.6's play_dtmf); the
+ * session takes keys only on the answer's number, so matching those costs nothing and keeps them.
+ */
+export const TELEPHONE_EVENT_PT = 96;
 
 export function offerSdp(local: { address: string; port: number }, codecs: CodecName[], sessionId: number): string {
   const pts = codecs.map((c) => Codec[c]);

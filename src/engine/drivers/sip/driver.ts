@@ -7,30 +7,20 @@ import type { NameAddr } from 'sip';
 import type { Call, DriverContext, OriginateRequest, TelephonyDriver } from '../driver.ts';
 import { SipCall } from './call.ts';
 import type { InviteDeps } from './invite.ts';
-import { type AmdParams, createMediaEngine, type MediaSession } from './media/index.ts';
+import { AMD_DEFAULTS, type AmdParams, createMediaEngine, type MediaSession } from './media/index.ts';
 import { ProxyPauses, SetupPacer } from './pacer.ts';
 import { Registration } from './register.ts';
 import { proxyList, rtpPortRange, type SipSettings, sipSettings, splitHostPort } from './settings.ts';
 import { SipStack } from './stack.ts';
 
-/** mod_amd's defaults (documented in the README), handed to the media module's detector. */
-export const amdDefaults: AmdParams = {
-  initialSilenceMs: 2500,
-  greetingMs: 1500,
-  afterGreetingSilenceMs: 800,
-  totalAnalysisMs: 5000,
-  minWordMs: 100,
-  betweenWordsSilenceMs: 50,
-  maxWords: 3,
-  silenceThreshold: 256,
-};
 
 const quoted = (name: string) => (name ? `"${name.replace(/["\\]/g, '')}"` : '');
 
 export class SipDriver implements TelephonyDriver {
   readonly name = 'sip';
   readonly settings: SipSettings;
-  readonly amdParams = amdDefaults;
+  /** mod_amd's defaults (media/amd.ts, documented in the README), handed to the detector. */
+  readonly amdParams: AmdParams = AMD_DEFAULTS;
   private readonly calls = new Set<SipCall>();
   private readonly pacer: SetupPacer;
   private readonly pauses = new ProxyPauses();

@@ -163,7 +163,9 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
         interruptAfterTimeLimit: Math.max(1, deadline - Date.now()),
         endOnFailure: false,
       });
-      if (!result.failed || !shrinking) break;
+      if (!result.failed) break;
+      // A failure without a finding is the fuzzer's own error: say so rather than end quietly.
+      if (!shrinking) throw new Error(`fuzz: the fuzzer failed after ${report.requests} requests: ${String(result.errorInstance)}`, { cause: result.errorInstance });
       const found = known.get(shrinking.signature) as Reported;
       found.repro = shrinking.last ?? '';
       log(`fuzz: finding ${known.size} after ${report.requests} requests (shrunk in ${shrinking.spent}): ${found.signature}\n${found.repro}`);

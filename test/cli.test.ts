@@ -4,20 +4,18 @@
  * down at start. On PGlite each run names a DATA_DIR; on PostgreSQL a per-file DATABASE_URL.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { bin, childEnv, type Env, run as runIn, type Run, type Server, startServe, stop } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres, testDatabase } from './helpers.ts';
 
-const bin = path.resolve('bin/campaign-dialer.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-cli-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const lockName = 'campaign-dialer.lock';
-
-type Env = Record<string, string | undefined>;
 
 /** A database of its own for a group of runs: a fresh DATA_DIR, or a fresh PostgreSQL database. */
 async function freshDatabaseEnv(name: string): Promise<Env> {
@@ -32,64 +30,8 @@ const mainEnv: Env = onPostgres
   ? { DATA_DIR: path.join(root, 'main'), DATABASE_URL: (await testDatabase()).url }
   : { DATA_DIR: path.join(root, 'main') };
 
-function childEnv(env: Env): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _url, DIALER_ADMIN_PASSWORD: _pw, ...inherited } = process.env;
-  return { ...inherited, LOG_LEVEL: 'info', PORT: '0', ...env } as NodeJS.ProcessEnv;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the command to its end. */
-function run(args: string[], env: Env = mainEnv): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: childEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `serve` on a free port and waits until it listens. */
-async function startServe(env: Env): Promise<Server> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: childEnv(env) });
-  after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen in 60 s:\n${out}`)), 60_000);
-    child.stdout.on('data', () => {
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${out}`)));
-  });
-  return { child, base, output: () => out, exited };
-}
-
-async function stop(server: Server): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
+/** Runs the command to its end (in the file's main database by default). */
+const run = (args: string[], env: Env = mainEnv): Promise<Run> => runIn(args, env);
 
 /** The lines of stderr after the first, which says which database the command used. */
 function afterUsingLine(r: Run): string[] {

@@ -13,6 +13,7 @@ import { unauthorized } from './errors.ts';
 import { LoginThrottle, type ThrottleOptions } from './login-throttle.ts';
 import { verifySecret } from './passwords.ts';
 import type { UserCache } from './user-cache.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 export interface AuthUser {
   readonly id: number;
@@ -35,17 +36,6 @@ export interface AuthOptions {
   throttle?: ThrottleOptions;
   /** The clock (ms since the epoch), for tests. */
   now?: () => number;
-}
-
-/** A bounded map: the oldest entry goes when it is full. */
-class BoundedMap<V> extends Map<string, V> {
-  constructor(private readonly limit: number) {
-    super();
-  }
-  override set(key: string, value: V): this {
-    if (!this.has(key) && this.size >= this.limit) this.delete(this.keys().next().value as string);
-    return super.set(key, value);
-  }
 }
 
 const sha256 = (...parts: string[]) => crypto.hash('sha256', parts.join('\0'), 'base64');

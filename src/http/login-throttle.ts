@@ -29,6 +29,7 @@ import {
   type Retention,
 } from '../resources/users/login-failures.repository.ts';
 import { tooManyRequests } from './errors.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 const MINUTE = 60_000;
 
@@ -59,24 +60,13 @@ interface Attempt {
   key: string;
 }
 
-/** A map that drops its oldest entry when full. */
-class Bounded<V> extends Map<string, V> {
-  constructor(private readonly limit: number) {
-    super();
-  }
-  override set(key: string, value: V): this {
-    if (!this.has(key) && this.size >= this.limit) this.delete(this.keys().next().value as string);
-    return super.set(key, value);
-  }
-}
-
 export class LoginThrottle {
   readonly policy: ThrottlePolicy;
   /** Lockouts this process has seen, until when: per attempt key, and per username (across addresses). */
-  private readonly lockedPairs = new Bounded<number>(10_000);
-  private readonly lockedUsers = new Bounded<number>(10_000);
+  private readonly lockedPairs = new BoundedMap<number>(10_000);
+  private readonly lockedUsers = new BoundedMap<number>(10_000);
   /** Attempt keys this process counted a failure for, so that a success on the fast path forgets them. */
-  private readonly failedHere = new Bounded<number>(10_000);
+  private readonly failedHere = new BoundedMap<number>(10_000);
   /** Attempts of one key run one after another, so parallel guesses cannot pass the check together. */
   private readonly queues = new Map<string, Promise<unknown>>();
 

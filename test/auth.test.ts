@@ -12,7 +12,7 @@ import { apiTokens, users } from '../src/db/schema.ts';
 import { hashSecret } from '../src/http/passwords.ts';
 import { changeUser, createToken } from '../src/resources/users/users.service.ts';
 import { makeUser, unique } from './factories.ts';
-import { basic, call, dbLabel, idOf, onPostgres, testApp } from './helpers.ts';
+import { basic, call, dbLabel, eventually, idOf, onPostgres, testApp } from './helpers.ts';
 
 const t = await testApp();
 const admin = await makeUser(t.database.db, { admin: true });
@@ -106,16 +106,6 @@ async function elsewhere(query: SQL): Promise<void> {
     await client.query(built.sql, built.params);
   } finally {
     await client.end();
-  }
-}
-
-/** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
-async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -109,3 +109,13 @@ export function idOf(url: string): number {
   if (!m) throw new Error(`not a record URL: ${url}`);
   return Number(m[1]);
 }
+
+/** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
+export async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await probe()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

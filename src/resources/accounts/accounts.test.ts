@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { makeUser, unique } from '../../../test/factories.ts';
-import { basic, call, dbLabel, idOf, onPostgres, testApp } from '../../../test/helpers.ts';
+import { basic, call, dbLabel, eventually, idOf, onPostgres, testApp } from '../../../test/helpers.ts';
 
 const t = await testApp();
 const db = t.database.db;
@@ -20,16 +20,6 @@ async function account(body: Record<string, unknown> = {}) {
 }
 
 const me = (auth: string) => call(t.app, auth, 'GET', '/rest-api/users/');
-
-/** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
-async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe(`accounts (${dbLabel})`, () => {
   test('an admin creates an account: 201, Location, every field but the password; it authenticates', async () => {

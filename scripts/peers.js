@@ -16,6 +16,8 @@ export const peers = [
   { pkg: 'kamailio', binaries: ['kamailio'], why: 'the SIP driver tests' },
   { pkg: 'espeak-ng', binaries: ['espeak-ng'], why: 'the SIP driver tests (text to speech)' },
   { pkg: 'sox', binaries: ['sox'], why: 'the SIP driver tests (audio)' },
+  // By its path: Debian installs it in /usr/bin (test/peers.test.ts runs with a PATH without it).
+  { pkg: 'tcpdump', binaries: ['/usr/bin/tcpdump'], why: 'the SIP echo test and npm run demo:sip (the RTP that reaches sipp)' },
 ];
 
 // Debian puts daemons in the sbin directories, which a non-root PATH often lacks.

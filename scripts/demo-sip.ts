@@ -381,10 +381,16 @@ async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'campaign-dialer-demo-'));
   const dataDir = path.join(dir, 'data');
   const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((err: Error) => console.error(`while stopping: ${err.message}`));
-  };
-  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  // One stopping for all who ask (the end, an error, Ctrl-C), each waiting for it to be over.
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const stop of stops.reverse()) await stop().catch((err: Error) => console.error(`while stopping: ${err.message}`));
+    })());
+  process.once('SIGINT', () => {
+    console.error('interrupted: stopping what the demo started …');
+    void stopAll().then(() => process.exit(130));
+  });
   try {
     console.log(`work directory: ${dir}`);
     const promptWav = path.join(dir, 'prompt.wav');

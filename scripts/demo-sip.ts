@@ -158,9 +158,9 @@ export interface WireCall {
   answeredAt?: number;
   /** The first BYE, or the INVITE's final failure response. */
   endedAt?: number;
-  /** G.711 payload type of our audio (0 PCMU, 8 PCMA) and its payloads in arrival order. */
+  /** G.711 payload type of our audio (0 PCMU, 8 PCMA) and its packets in arrival order. */
   payloadType?: number;
-  payloads: Buffer[];
+  payloads: { timestamp: number; payload: Buffer }[];
   /** RTP packets sipp sent back to our port (its echo). */
   echoed: number;
 }
@@ -201,7 +201,7 @@ export function wireCalls(datagrams: Datagram[], carrier: { sipPort: number; med
       const rtp = call && parseRtpPayload(d.data);
       if (!call || !rtp || (rtp.payloadType !== 0 && rtp.payloadType !== 8)) continue;
       call.payloadType ??= rtp.payloadType;
-      if (rtp.payloadType === call.payloadType) call.payloads.push(rtp.payload);
+      if (rtp.payloadType === call.payloadType) call.payloads.push({ timestamp: rtp.timestamp, payload: rtp.payload });
     } else if (d.srcPort === carrier.mediaPort) {
       const call = byRtpPort.get(d.dstPort);
       if (call) call.echoed++;
@@ -211,7 +211,7 @@ export function wireCalls(datagrams: Datagram[], carrier: { sipPort: number; med
 }
 
 /** An RTP packet's payload type and payload (RFC 3550 §5.1: after the CSRCs and any extension). */
-function parseRtpPayload(b: Buffer): { payloadType: number; payload: Buffer } | undefined {
+function parseRtpPayload(b: Buffer): { payloadType: number; timestamp: number; payload: Buffer } | undefined {
   if (b.length < 12 || b[0] >> 6 !== 2) return undefined;
   let offset = 12 + (b[0] & 15) * 4;
   if (b[0] & 0x10) {
@@ -220,14 +220,22 @@ function parseRtpPayload(b: Buffer): { payloadType: number; payload: Buffer } | 
   }
   let end = b.length;
   if (b[0] & 0x20) end -= b[b.length - 1]; // padding
-  return offset <= end ? { payloadType: b[1] & 0x7f, payload: b.subarray(offset, end) } : undefined;
+  return offset <= end ? { payloadType: b[1] & 0x7f, timestamp: b.readUInt32BE(4), payload: b.subarray(offset, end) } : undefined;
 }
 
-/** Writes a call's audio as a 16-bit 8 kHz WAV, decoded from G.711 by sox; returns its seconds. */
+/**
+ * Writes a call's audio as a 16-bit 8 kHz WAV, decoded from G.711 by sox; returns its seconds.
+ * Each payload goes where its RTP timestamp puts it, so a gap in the stream (frames our sender
+ * skipped after a stall) is heard as the silence it was.
+ */
 export async function writeHeard(call: WireCall, file: string): Promise<number> {
   const raw = `${file}.g711`;
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const audio = Buffer.concat(call.payloads);
+  const first = call.payloads[0]?.timestamp ?? 0;
+  const at = (p: { timestamp: number }) => (p.timestamp - first) >>> 0;
+  const last = call.payloads.reduce((end, p) => Math.max(end, at(p) + p.payload.length), 0);
+  const audio = Buffer.alloc(last, call.payloadType === 8 ? 0xd5 : 0xff); // G.711 silence
+  for (const p of call.payloads) if (at(p) < last) p.payload.copy(audio, at(p));
   await fs.writeFile(raw, audio);
   try {
     await run('sox', ['-t', call.payloadType === 8 ? 'al' : 'ul', '-r', '8000', '-c', '1', raw, '-e', 'signed-integer', '-b', '16', file]);

@@ -1,10 +1,12 @@
 /**
  * A bridged transfer (gateway transfer_mode "bridge") through sipp as the carrier
- * (test/sip/bridge-carrier.xml): the A-leg's transfer section makes a B-leg INVITE through the
- * same trunk, the agent on the B-leg speaks (sipp plays an espeak-ng recording), and what the
- * A-leg's callee hears (the RTP we send on the A-leg, kept by a UDP socket of the test that
- * sipp's answer names as its media address) must be that speech, relayed. Both legs' CDRs,
- * the callrequest and billing are checked. A missing sipp, espeak-ng or sox fails the test.
+ * (test/sip/bridge-carrier.xml): the A-leg's transfer sections make B-leg INVITEs through the
+ * same trunk. On the first B-leg the agent speaks (sipp plays an espeak-ng recording) and the
+ * A-leg's callee must hear it; on the second the callee speaks and the agent must hear it. The
+ * callee's and the second agent's phones are UDP sockets of the test that sipp's answers name
+ * as their media addresses: they keep the RTP we send them (and the callee's speaks). Every
+ * leg's CDR, the call's answers and billing are checked. A missing sipp, espeak-ng or sox
+ * fails the test.
  */
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
@@ -12,10 +14,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import alawmulaw from 'alawmulaw';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, LegType, SectionType, SubscriberStatus } from '../../src/db/schema.ts';
-import { decodeG711 } from '../../src/engine/drivers/sip/media/g711.ts';
 import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel, testDatabase } from '../helpers.ts';
 import { runSipCampaign } from './campaign.ts';
@@ -31,15 +33,23 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A UDP socket on loopback keeping the audio of the RTP packets it gets (G.711, as sent). */
-async function rtpSink(): Promise<{ port: number; packets: () => number; pcm: () => Int16Array }> {
+/**
+ * A phone's media on a loopback UDP socket: keeps the audio of the PCMU/PCMA packets it gets
+ * and, with `speak`, answers the first one by sending that speech (PCMU, 20 ms packets) again
+ * and again with a second of silence between, as a caller repeating themself.
+ */
+async function phone(speak?: Int16Array): Promise<{ port: number; packets: () => number; pcm: () => Int16Array }> {
   const socket = dgram.createSocket('udp4');
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-  stops.push(() => socket.close());
+  let talking: NodeJS.Timeout | undefined;
+  stops.push(() => (clearInterval(talking), socket.close()));
   const frames: Int16Array[] = [];
-  socket.on('message', (msg) => {
+  socket.on('message', (msg, from) => {
     const pt = msg[1] & 0x7f;
-    if (msg.length > 12 && (pt === 0 || pt === 8)) frames.push(decodeG711(pt, msg.subarray(12)));
+    if (msg.length <= 12 || (pt !== 0 && pt !== 8)) return;
+    const payload = msg.subarray(12);
+    frames.push(pt === 8 ? alawmulaw.alaw.decode(payload) : alawmulaw.mulaw.decode(payload));
+    if (speak && !talking) talking = talk(socket, speak, from);
   });
   return {
     port: socket.address().port,
@@ -56,33 +66,66 @@ async function rtpSink(): Promise<{ port: number; packets: () => number; pcm: ()
   };
 }
 
-/** `pcm` from a little before its first sound (the relay starts seconds into the A-leg). */
-function fromFirstSound(pcm: Int16Array): Int16Array {
-  for (let i = 0; i + 160 <= pcm.length; i += 160) if (level(pcm.subarray(i, i + 160)) > 300) return pcm.subarray(Math.max(0, i - 800));
+function talk(socket: dgram.Socket, speech: Int16Array, to: dgram.RemoteInfo): NodeJS.Timeout {
+  const loop = new Int16Array(speech.length + 8000);
+  loop.set(speech);
+  const started = performance.now();
+  let seq = 0;
+  // Every frame due by now is sent (a timer firing late does not slow the speech down).
+  return setInterval(() => {
+    for (; seq * 20 <= performance.now() - started; seq++) {
+      const frame = new Int16Array(160);
+      for (let i = 0; i < 160; i++) frame[i] = loop[(seq * 160 + i) % loop.length];
+      const header = Buffer.alloc(12);
+      header[0] = 0x80;
+      header.writeUInt16BE(seq & 0xffff, 2);
+      header.writeUInt32BE((seq * 160) >>> 0, 4);
+      header.writeUInt32BE(0x5ca11e, 8);
+      socket.send(Buffer.concat([header, Buffer.from(alawmulaw.mulaw.encode(frame))]), to.port, to.address);
+    }
+  }, 10);
+}
+
+/** `pcm` from a little before its first sound that follows half a second of silence. */
+function afterAPause(pcm: Int16Array): Int16Array {
+  let quiet = 0;
+  for (let i = 0; i + 160 <= pcm.length; i += 160) {
+    const loud = level(pcm.subarray(i, i + 160)) > 300;
+    if (loud && quiet >= 4000) return pcm.subarray(i - 800);
+    quiet = loud ? 0 : quiet + 160;
+  }
   return new Int16Array(0);
 }
 
-test(`transfer_mode bridge: a B-leg INVITE through the same trunk, the agent's audio relayed to the callee, both legs' CDRs (${dbLabel})`, { timeout: 90_000 }, async () => {
-  const text = 'Hello, this is Anna from the sales team. How can I help you today?';
-  await run('espeak-ng', ['-w', path.join(dir, 'agent-spoken.wav'), text]);
-  await run('sox', [path.join(dir, 'agent-spoken.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'agent.wav')]);
-  await run('sox', [path.join(dir, 'agent-spoken.wav'), '-r', '8000', '-c', '1', '-b', '16', path.join(dir, 'reference.wav')]);
-  const reference = await readWav(path.join(dir, 'reference.wav'));
-  const tap = await rtpSink();
-  const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(tap.port)]);
+/** Speech by espeak-ng: the mu-law 8 kHz file sipp plays, and its 16-bit 8 kHz samples. */
+async function speech(name: string, text: string): Promise<Int16Array> {
+  await run('espeak-ng', ['-w', path.join(dir, `${name}-spoken.wav`), text]);
+  await run('sox', [path.join(dir, `${name}-spoken.wav`), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, `${name}.wav`)]);
+  await run('sox', [path.join(dir, `${name}-spoken.wav`), '-r', '8000', '-c', '1', '-b', '16', path.join(dir, `${name}-reference.wav`)]);
+  return (await readWav(path.join(dir, `${name}-reference.wav`))).pcm;
+}
+
+test(`transfer_mode bridge: B-leg INVITEs through the same trunk, each side hears the other through the relay, every leg has its CDR (${dbLabel})`, { timeout: 90_000 }, async () => {
+  const agentSays = await speech('agent', 'Hello, this is Anna from the sales team. How can I help you today?');
+  const calleeSays = await speech('callee', 'I have a question about my bill.');
+  const callee = await phone(calleeSays);
+  const listener = await phone();
+  const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(callee.port), '-key', 'tap2_port', String(listener.port)]);
   stops.unshift(() => sipp.stop());
 
-  const transfer = section({ type: SectionType.CallTransfer, question: 'To sales', phonenumber: '+15550012' });
+  // Two transfers in turn: to an agent who speaks, then to one who listens.
+  const toSpeaker = section({ order: 1, type: SectionType.CallTransfer, question: 'To sales', phonenumber: '+15550012' });
+  const toListener = section({ order: 2, type: SectionType.CallTransfer, question: 'To billing', phonenumber: '+15550013' });
   const id = await runSipCampaign(db, dir, {
     numbers: ['+15550011'],
     settings: { proxy: `127.0.0.1:${sipp.port}`, transfer_mode: 'bridge' },
-    campaign: { survey_snapshot: flowOf([transfer]), calltimeout: 5 },
-    seconds: 40,
+    campaign: { survey_snapshot: flowOf([toSpeaker, toListener]), calltimeout: 5 },
+    seconds: 60,
   });
 
   const legs = await queryRows<{ leg_type: number; phone_number: string; disposition: string; hangup_cause_q850: number; billsec: number; duration: number; call_cost: string; callid: string }>(
     db,
-    sql`select leg_type, phone_number, disposition, hangup_cause_q850, billsec, duration, call_cost::text, callid from cdrs where campaign_id = ${id} order by leg_type`,
+    sql`select leg_type, phone_number, disposition, hangup_cause_q850, billsec, duration, call_cost::text, callid from cdrs where campaign_id = ${id} order by leg_type, phone_number`,
   );
   const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}`;
   assert.deepEqual(
@@ -90,28 +133,29 @@ test(`transfer_mode bridge: a B-leg INVITE through the same trunk, the agent's a
     [
       [LegType.A, '+15550011', 'ANSWER', 16],
       [LegType.B, '+15550012', 'ANSWER', 16],
+      [LegType.B, '+15550013', 'ANSWER', 16],
     ],
     detail,
   );
-  const [aLeg, bLeg] = legs;
-  assert.notEqual(aLeg.callid, bLeg.callid);
-  // The agent rang 1 s and hung up 5 s after answering: the B-leg's real times.
-  assert.ok(bLeg.billsec >= 4 && bLeg.billsec <= 6 && bLeg.duration - bLeg.billsec >= 1, detail);
-  // Our leg was up while the B-leg rang and talked.
-  assert.ok(aLeg.billsec >= bLeg.duration, detail);
-  // Both legs are billed to the campaign's owner at 0.6 a minute, by the second.
+  const [aLeg, ...bLegs] = legs;
+  assert.equal(new Set(legs.map((l) => l.callid)).size, 3, detail);
+  // Each agent rang 1 s and hung up 6 s after answering: the B-legs' real times.
+  for (const b of bLegs) assert.ok(b.billsec >= 5 && b.billsec <= 7 && b.duration - b.billsec >= 1, detail);
+  // Our leg was up while both B-legs rang and talked.
+  assert.ok(aLeg.billsec >= bLegs[0].duration + bLegs[1].duration, detail);
+  // Every leg is billed to the campaign's owner at 0.6 a minute, by the second.
   for (const l of legs) assert.equal(Number(l.call_cost).toFixed(5), (l.billsec * 0.01).toFixed(5), detail);
   const [request] = await queryRows<{ status: number }>(db, sql`select status from callrequests where campaign_id = ${id}`);
   assert.equal(request.status, CallRequestStatus.Success);
-  const [answer] = await queryRows<{ response: string }>(db, sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${id}`);
-  assert.equal(answer?.response, '+15550012');
+  const answers = await queryRows<{ response: string }>(db, sql`select r.response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${id} order by r.id`);
+  assert.deepEqual(answers.map((a) => a.response), ['+15550012', '+15550013']);
   const [subscriber] = await queryRows<{ status: number }>(db, sql`select status from subscribers where campaign_id = ${id}`);
   assert.equal(subscriber.status, SubscriberStatus.Sent);
 
-  // The callee heard the agent: the A-leg's RTP carries the B-leg's speech.
-  const heard = fromFirstSound(tap.pcm());
-  assert.ok(tap.packets() > 100, `${tap.packets()} packets on the A-leg`);
-  const match = similarity(reference.pcm, heard);
-  assert.ok(match > 0.8, `A-leg audio against the agent's speech: median correlation ${match.toFixed(3)} (${heard.length} samples after the first sound)`);
+  // The callee heard the first agent, and the second agent heard the callee.
+  const heardByCallee = similarity(agentSays, afterAPause(callee.pcm()));
+  assert.ok(heardByCallee > 0.8, `the callee's audio against the agent's speech: median correlation ${heardByCallee.toFixed(3)} (${callee.packets()} packets)`);
+  const heardByAgent = similarity(calleeSays, afterAPause(listener.pcm()));
+  assert.ok(heardByAgent > 0.8, `the second agent's audio against the callee's speech: median correlation ${heardByAgent.toFixed(3)} (${listener.packets()} packets)`);
   assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
 });

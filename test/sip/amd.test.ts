@@ -1,10 +1,12 @@
 /**
  * Answering-machine detection through the sip driver, against sipp as the carrier
  * (test/sip/amd-carrier.xml): one callee answers with a recorded voicemail greeting (espeak-ng)
- * and its beep (sox), another with a person's short "Hello?" then silence. Campaigns with
- * `voicemail` run through the engine to their end, and the CDRs' amd_status, what each
- * amd_behavior did (survey, voicemail audio, hang-up), and when sipp saw our BYE are checked.
- * The audio is made at test time; a missing espeak-ng or sox fails the test.
+ * and its beep (sox), another with a person's short "Hello?" then silence; sipp plays both. A
+ * third answers with the same greeting played by test/sip/phone.ts, which keeps what we send,
+ * so the test hears when our message starts and what it says. Campaigns with `voicemail` run
+ * through the engine to their end, and the CDRs' amd_status, what each amd_behavior did
+ * (survey, voicemail audio, hang-up), when sipp saw our BYE, and billing are checked. The audio
+ * is made at test time; a missing espeak-ng or sox fails the test.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,22 +20,28 @@ import type { Scenario } from '../../src/engine/engine.fixtures.ts';
 import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel, eventually, testDatabase } from '../helpers.ts';
 import { type CampaignValues, runSipCampaign } from './campaign.ts';
-import { readWav, run } from './media/peers.ts';
+import { readWav, run, similarity } from './media/peers.ts';
 import { type Peer, startSipp } from './peers.ts';
+import { afterAPause, type Phone, phone } from './phone.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-amd-'));
 const database = await testDatabase();
 const db = database.db;
 const sippLog = path.join(dir, 'amd-carrier.log');
 let sipp: Peer;
+/** The third callee's phone: plays the greeting and its beep, keeps what we send. */
+let machinePhone: Phone;
+/** Our message at 8 kHz, as the machine should record it. */
+let messagePcm: Int16Array;
 /** Seconds of the spoken greeting (its beep follows), and of our voicemail message. */
 let greetingSeconds = 0;
+const BEEP_SECONDS = 0.5;
 let messageSeconds = 0;
 
 before(async () => {
   const spoken = path.join(dir, 'spoken.wav');
   await run('espeak-ng', ['-w', spoken, 'Hello, you have reached the voicemail of John Smith. I cannot take your call right now. Please leave a message after the tone.']);
-  await run('sox', ['-n', '-r', '22050', '-c', '1', '-b', '16', path.join(dir, 'beep.wav'), 'synth', '0.5', 'sine', '1000', 'vol', '0.5']);
+  await run('sox', ['-n', '-r', '22050', '-c', '1', '-b', '16', path.join(dir, 'beep.wav'), 'synth', String(BEEP_SECONDS), 'sine', '1000', 'vol', '0.5']);
   // sipp's rtp_stream plays mu-law 8 kHz files: the greeting then the beep, and "Hello?" then 4 s of silence.
   await run('sox', [spoken, path.join(dir, 'beep.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'voicemail.wav')]);
   await run('espeak-ng', ['-w', path.join(dir, 'hello-spoken.wav'), 'Hello?']);
@@ -44,11 +52,16 @@ before(async () => {
   greetingSeconds = greeting.pcm.length / greeting.sampleRate;
   const message = await readWav(path.join(dir, 'message.wav'));
   messageSeconds = message.pcm.length / message.sampleRate;
-  sipp = await startSipp('amd-carrier.xml', dir, ['-trace_logs', '-log_file', sippLog]);
+  await run('sox', [path.join(dir, 'message.wav'), '-r', '8000', '-c', '1', '-b', '16', path.join(dir, 'message-8k.wav')]);
+  messagePcm = (await readWav(path.join(dir, 'message-8k.wav'))).pcm;
+  await run('sox', [spoken, path.join(dir, 'beep.wav'), '-r', '8000', '-c', '1', '-b', '16', path.join(dir, 'voicemail-8k.wav')]);
+  machinePhone = await phone({ speak: (await readWav(path.join(dir, 'voicemail-8k.wav'))).pcm });
+  sipp = await startSipp('amd-carrier.xml', dir, ['-trace_logs', '-log_file', sippLog, '-key', 'tap_port', String(machinePhone.port)]);
 });
 
 after(async () => {
   await sipp?.stop();
+  machinePhone?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,21 +121,30 @@ function assertBilled(o: Awaited<ReturnType<typeof outcomeOf>>): void {
 }
 
 test(`amd_behavior 3: the greeting is a machine, which gets the voicemail audio only after its beep; the person is hung up on (${dbLabel})`, { timeout: 120_000 }, async () => {
-  const id = await runAmdCampaign(['+15550001', '+15550002'], { amd_behavior: 3 });
+  const id = await runAmdCampaign(['+15550001', '+15550002', '+15550003'], { amd_behavior: 3 });
   const o = await outcomeOf(id);
   assert.deepEqual(
     o.cdrs.map((c) => [c.phone_number, c.amd_status, c.disposition, c.hangup_cause_q850]),
     [
       ['+15550001', AmdStatus.Machine, 'ANSWER', 16],
       ['+15550002', AmdStatus.Person, 'ANSWER', 16],
+      ['+15550003', AmdStatus.Machine, 'ANSWER', 16],
     ],
     o.detail,
   );
-  assert.deepEqual(o.answers, [], 'neither heard the survey');
-  assert.deepEqual(o.subscribers.map((s) => s.status), [SubscriberStatus.Sent, SubscriberStatus.Sent]);
-  // The machine: the greeting, the beep (150 ms heard before it counts), then our whole message.
+  assert.deepEqual(o.answers, [], 'none heard the survey');
+  assert.deepEqual(o.subscribers.map((s) => s.status), Array(3).fill(SubscriberStatus.Sent));
+  // What the third machine recorded: silence until its beep was over, then our whole message.
+  const beepOverMs = (greetingSeconds + BEEP_SECONDS) * 1000;
+  const startedMs = machinePhone.firstSoundAfterSpeechMs(300);
+  assert.ok(startedMs !== null, `nothing audible reached the machine (${machinePhone.packets()} packets)`);
+  assert.ok(startedMs >= beepOverMs - 40, `our message started ${startedMs.toFixed(0)} ms into the greeting, its beep ends at ${beepOverMs.toFixed(0)} ms`);
+  assert.ok(startedMs <= beepOverMs + 1000, `our message started ${startedMs.toFixed(0)} ms into the greeting, its beep ends at ${beepOverMs.toFixed(0)} ms: late`);
+  const recorded = similarity(messagePcm, afterAPause(machinePhone.pcm()));
+  assert.ok(recorded > 0.8, `the machine's recording against our message: median correlation ${recorded.toFixed(3)}`);
+  // The machine sipp played: the greeting, its beep to the end, then our whole message.
   const machine = await callSeconds('+15550001');
-  const earliest = greetingSeconds + 0.15 + messageSeconds;
+  const earliest = greetingSeconds + BEEP_SECONDS + messageSeconds;
   assert.ok(machine >= earliest - 0.1, `BYE ${machine.toFixed(2)} s after the answer; greeting ${greetingSeconds.toFixed(2)} s + message ${messageSeconds.toFixed(2)} s`);
   assert.ok(machine <= earliest + 2, `BYE ${machine.toFixed(2)} s after the answer: the beep was not heard (waited its maximum?)`);
   // The person: "Hello?" (0.3 s + ~0.5 s), then mod_amd's 800 ms of silence, and we hang up.

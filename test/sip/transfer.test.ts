@@ -3,26 +3,25 @@
  * (test/sip/bridge-carrier.xml): the A-leg's transfer sections make B-leg INVITEs through the
  * same trunk. On the first B-leg the agent speaks (sipp plays an espeak-ng recording) and the
  * A-leg's callee must hear it; on the second the callee speaks and the agent must hear it. The
- * callee's and the second agent's phones are UDP sockets of the test that sipp's answers name
- * as their media addresses: they keep the RTP we send them (and the callee's speaks). Every
+ * callee's and the second agent's phones are test/sip/phone.ts (sockets of the test that sipp's
+ * answers name as their media addresses). Every
  * leg's CDR, the call's answers and billing are checked. A missing sipp, espeak-ng or sox
  * fails the test.
  */
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import alawmulaw from 'alawmulaw';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, LegType, SectionType, SubscriberStatus } from '../../src/db/schema.ts';
 import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel, testDatabase } from '../helpers.ts';
 import { runSipCampaign } from './campaign.ts';
-import { level, readWav, run, similarity } from './media/peers.ts';
+import { readWav, run, similarity } from './media/peers.ts';
 import { type Peer, startSipp } from './peers.ts';
+import { afterAPause, phone } from './phone.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-bridge-'));
 const database = await testDatabase();
@@ -32,70 +31,6 @@ after(async () => {
   for (const stop of stops) await stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/**
- * A phone's media on a loopback UDP socket: keeps the audio of the PCMU/PCMA packets it gets
- * and, with `speak`, answers the first one by sending that speech (PCMU, 20 ms packets) again
- * and again with a second of silence between, as a caller repeating themself.
- */
-async function phone(speak?: Int16Array): Promise<{ port: number; packets: () => number; pcm: () => Int16Array }> {
-  const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-  let talking: NodeJS.Timeout | undefined;
-  stops.push(() => (clearInterval(talking), socket.close()));
-  const frames: Int16Array[] = [];
-  socket.on('message', (msg, from) => {
-    const pt = msg[1] & 0x7f;
-    if (msg.length <= 12 || (pt !== 0 && pt !== 8)) return;
-    const payload = msg.subarray(12);
-    frames.push(pt === 8 ? alawmulaw.alaw.decode(payload) : alawmulaw.mulaw.decode(payload));
-    if (speak && !talking) talking = talk(socket, speak, from);
-  });
-  return {
-    port: socket.address().port,
-    packets: () => frames.length,
-    pcm: () => {
-      const all = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-      let at = 0;
-      for (const f of frames) {
-        all.set(f, at);
-        at += f.length;
-      }
-      return all;
-    },
-  };
-}
-
-function talk(socket: dgram.Socket, speech: Int16Array, to: dgram.RemoteInfo): NodeJS.Timeout {
-  const loop = new Int16Array(speech.length + 8000);
-  loop.set(speech);
-  const started = performance.now();
-  let seq = 0;
-  // Every frame due by now is sent (a timer firing late does not slow the speech down).
-  return setInterval(() => {
-    for (; seq * 20 <= performance.now() - started; seq++) {
-      const frame = new Int16Array(160);
-      for (let i = 0; i < 160; i++) frame[i] = loop[(seq * 160 + i) % loop.length];
-      const header = Buffer.alloc(12);
-      header[0] = 0x80;
-      header.writeUInt16BE(seq & 0xffff, 2);
-      header.writeUInt32BE((seq * 160) >>> 0, 4);
-      header.writeUInt32BE(0x5ca11e, 8);
-      socket.send(Buffer.concat([header, Buffer.from(alawmulaw.mulaw.encode(frame))]), to.port, to.address);
-    }
-  }, 10);
-}
-
-/** `pcm` from a little before its first sound that follows half a second of silence. */
-function afterAPause(pcm: Int16Array): Int16Array {
-  let quiet = 0;
-  for (let i = 0; i + 160 <= pcm.length; i += 160) {
-    const loud = level(pcm.subarray(i, i + 160)) > 300;
-    if (loud && quiet >= 4000) return pcm.subarray(i - 800);
-    quiet = loud ? 0 : quiet + 160;
-  }
-  return new Int16Array(0);
-}
 
 /** Speech by espeak-ng: the mu-law 8 kHz file sipp plays, and its 16-bit 8 kHz samples. */
 async function speech(name: string, text: string): Promise<Int16Array> {
@@ -108,8 +43,9 @@ async function speech(name: string, text: string): Promise<Int16Array> {
 test(`transfer_mode bridge: B-leg INVITEs through the same trunk, each side hears the other through the relay, every leg has its CDR (${dbLabel})`, { timeout: 90_000 }, async () => {
   const agentSays = await speech('agent', 'Hello, this is Anna from the sales team. How can I help you today?');
   const calleeSays = await speech('callee', 'I have a question about my bill.');
-  const callee = await phone(calleeSays);
+  const callee = await phone({ speak: calleeSays, repeat: true });
   const listener = await phone();
+  stops.push(() => callee.close(), () => listener.close());
   const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(callee.port), '-key', 'tap2_port', String(listener.port)]);
   stops.unshift(() => sipp.stop());
 

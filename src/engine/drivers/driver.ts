@@ -84,8 +84,8 @@ export interface Call {
   /** Bridges to `number` as a B-leg; resolves with the B-leg's id and hangup when it ends. */
   transfer(opts: { number: string; callerId: string; timeoutSeconds: number }): Promise<{ callId: string; hangup: Hangup }>;
   /**
-   * Listens for a voicemail greeting's beep for at most `maxSeconds`; true when one was heard
-   * (amd_behavior 3 plays the voicemail audio after it). Optional: a driver without a tone
+   * Listens for a voicemail greeting's beep for at most `maxSeconds`; true when one was heard and
+   * is over (amd_behavior 3 plays the voicemail audio then). Optional: a driver without a tone
    * detector leaves it out and the engine plays at once.
    */
   waitForBeep?(maxSeconds: number): Promise<boolean>;

@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { AmdStatus, audioFiles, campaigns, SectionType, SubscriberStatus } from '../../src/db/schema.ts';
+import { BEEP_WAIT_SECONDS } from '../../src/engine/call.ts';
 import type { Scenario } from '../../src/engine/engine.fixtures.ts';
 import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel, eventually, testDatabase } from '../helpers.ts';
@@ -44,6 +45,7 @@ before(async () => {
   await run('sox', ['-n', '-r', '22050', '-c', '1', '-b', '16', path.join(dir, 'beep.wav'), 'synth', String(BEEP_SECONDS), 'sine', '1000', 'vol', '0.5']);
   // sipp's rtp_stream plays mu-law 8 kHz files: the greeting then the beep, and "Hello?" then 4 s of silence.
   await run('sox', [spoken, path.join(dir, 'beep.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'voicemail.wav')]);
+  await run('sox', [spoken, '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'nobeep.wav')]);
   await run('espeak-ng', ['-w', path.join(dir, 'hello-spoken.wav'), 'Hello?']);
   await run('sox', [path.join(dir, 'hello-spoken.wav'), '-r', '8000', '-c', '1', '-e', 'u-law', path.join(dir, 'hello.wav'), 'pad', '0.3', '4']);
   // Our message to machines, an audio file under the engine's DATA_DIR.
@@ -120,8 +122,8 @@ function assertBilled(o: Awaited<ReturnType<typeof outcomeOf>>): void {
   assert.equal(o.balance.toFixed(5), (100 - billed).toFixed(5));
 }
 
-test(`amd_behavior 3: the greeting is a machine, which gets the voicemail audio only after its beep; the person is hung up on (${dbLabel})`, { timeout: 120_000 }, async () => {
-  const id = await runAmdCampaign(['+15550001', '+15550002', '+15550003'], { amd_behavior: 3 });
+test(`amd_behavior 3: the greeting is a machine, which gets the voicemail audio only after its beep (or the wait's maximum, without one); the person is hung up on (${dbLabel})`, { timeout: 120_000 }, async () => {
+  const id = await runAmdCampaign(['+15550001', '+15550002', '+15550003', '+15550004'], { amd_behavior: 3 });
   const o = await outcomeOf(id);
   assert.deepEqual(
     o.cdrs.map((c) => [c.phone_number, c.amd_status, c.disposition, c.hangup_cause_q850]),
@@ -129,11 +131,12 @@ test(`amd_behavior 3: the greeting is a machine, which gets the voicemail audio 
       ['+15550001', AmdStatus.Machine, 'ANSWER', 16],
       ['+15550002', AmdStatus.Person, 'ANSWER', 16],
       ['+15550003', AmdStatus.Machine, 'ANSWER', 16],
+      ['+15550004', AmdStatus.Machine, 'ANSWER', 16],
     ],
     o.detail,
   );
   assert.deepEqual(o.answers, [], 'none heard the survey');
-  assert.deepEqual(o.subscribers.map((s) => s.status), Array(3).fill(SubscriberStatus.Sent));
+  assert.deepEqual(o.subscribers.map((s) => s.status), Array(4).fill(SubscriberStatus.Sent));
   // What the third machine recorded: silence until its beep was over, then our whole message.
   const beepOverMs = (greetingSeconds + BEEP_SECONDS) * 1000;
   const startedMs = machinePhone.firstSoundAfterSpeechMs(300);
@@ -147,6 +150,10 @@ test(`amd_behavior 3: the greeting is a machine, which gets the voicemail audio 
   const earliest = greetingSeconds + BEEP_SECONDS + messageSeconds;
   assert.ok(machine >= earliest - 0.1, `BYE ${machine.toFixed(2)} s after the answer; greeting ${greetingSeconds.toFixed(2)} s + message ${messageSeconds.toFixed(2)} s`);
   assert.ok(machine <= earliest + 2, `BYE ${machine.toFixed(2)} s after the answer: the beep was not heard (waited its maximum?)`);
+  // A greeting with no beep: the message plays once the wait's maximum is over (after the verdict, within the 5 s analysis).
+  const noBeep = await callSeconds('+15550004');
+  const waited = BEEP_WAIT_SECONDS + messageSeconds;
+  assert.ok(noBeep >= waited && noBeep <= waited + 6, `BYE ${noBeep.toFixed(2)} s after the answer; wait ${BEEP_WAIT_SECONDS} s + message ${messageSeconds.toFixed(2)} s`);
   // The person: "Hello?" (0.3 s + ~0.5 s), then mod_amd's 800 ms of silence, and we hang up.
   const person = await callSeconds('+15550002');
   assert.ok(person < 3, `hung up on the person ${person.toFixed(2)} s after the answer`);

@@ -95,3 +95,37 @@ test(`transfer_mode bridge: B-leg INVITEs through the same trunk, each side hear
   assert.ok(heardByAgent > 0.8, `the second agent's audio against the callee's speech: median correlation ${heardByAgent.toFixed(3)} (${listener.packets()} packets)`);
   assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
 });
+
+test(`transfer_mode bridge: the callee hanging up during the bridge ends the B-leg too, each leg with its times (${dbLabel})`, { timeout: 60_000 }, async () => {
+  await speech('agent', 'Hello, this is Anna from the sales team. How can I help you today?');
+  const callee = await phone();
+  const listener = await phone();
+  stops.push(() => callee.close(), () => listener.close());
+  const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(callee.port), '-key', 'tap2_port', String(listener.port)]);
+  stops.unshift(() => sipp.stop());
+  const toSpeaker = section({ type: SectionType.CallTransfer, question: 'To sales', phonenumber: '+15550012' });
+  const id = await runSipCampaign(db, dir, {
+    numbers: ['+15550014'],
+    settings: { proxy: `127.0.0.1:${sipp.port}`, transfer_mode: 'bridge' },
+    campaign: { survey_snapshot: flowOf([toSpeaker]), calltimeout: 5 },
+    seconds: 30,
+  });
+  const legs = await queryRows<{ leg_type: number; phone_number: string; disposition: string; hangup_cause_q850: number; billsec: number; duration: number }>(
+    db,
+    sql`select leg_type, phone_number, disposition, hangup_cause_q850, billsec, duration from cdrs where campaign_id = ${id} order by leg_type`,
+  );
+  const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}`;
+  assert.deepEqual(
+    legs.map((l) => [l.leg_type, l.phone_number, l.disposition, l.hangup_cause_q850]),
+    [
+      [LegType.A, '+15550014', 'ANSWER', 16],
+      [LegType.B, '+15550012', 'ANSWER', 16],
+    ],
+    detail,
+  );
+  const [aLeg, bLeg] = legs;
+  // The callee left 4 s after answering; the B-leg, answered a second or so into that, went with them (not at its own 6 s).
+  assert.ok(aLeg.billsec >= 3 && aLeg.billsec <= 5, detail);
+  assert.ok(bLeg.billsec >= 1 && bLeg.billsec <= 4 && bLeg.billsec < aLeg.billsec, detail);
+  assert.doesNotMatch(sipp.output(), /Aborted|unexpected/i, sipp.output().slice(-2000));
+});

@@ -3,7 +3,9 @@
  * committed CALLING before the dial and the outcome only settles an IN_PROCESS subscriber).
  * AMD (contract §4 amd_behavior, with `voicemail`): 1 survey to people and the voicemail audio to
  * machines, 2 people only (hang up on machines), 3 machines only (hang up on people, leave the
- * voicemail audio). An unsure or undetected answer counts as a person.
+ * voicemail audio). An unsure or undetected answer counts as a person. With 3, the voicemail
+ * audio waits for the greeting's beep (when the driver can hear one), so the machine records
+ * the whole message rather than its end: at most BEEP_WAIT_SECONDS, then it plays anyway.
  */
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
@@ -16,6 +18,9 @@ import { type CallOutcome, recordOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';
 
 const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
+
+/** The longest wait for a voicemail greeting's beep after the machine verdict (amd_behavior 3). */
+export const BEEP_WAIT_SECONDS = 20;
 
 /** The call's variables: what the driver gets and what API sections send. */
 export function callVariables(c: CampaignRow, claimed: ClaimedCall): Record<string, string> {
@@ -56,7 +61,11 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
   const machine = c.voicemail && amd === 'machine';
   if (c.voicemail && c.amd_behavior === 3 && !machine) return empty;
   if (machine) {
-    if (c.amd_behavior !== 2) await call.play({ audioFile: await voicemailAudio(ctx, c) });
+    if (c.amd_behavior !== 2) {
+      const audioFile = await voicemailAudio(ctx, c);
+      if (c.amd_behavior === 3) await call.waitForBeep?.(BEEP_WAIT_SECONDS);
+      await call.play({ audioFile });
+    }
     return empty;
   }
   const variables = callVariables(c, claimed);

@@ -53,11 +53,14 @@ function start(command: string, args: string[], dir: string): Promise<Omit<Peer,
   });
 }
 
-/** sipp as a carrier playing `scenario` (a file of test/sip/) on a random loopback port. */
-export async function startSipp(scenario: string, dir: string): Promise<Peer> {
+/**
+ * sipp as a carrier playing `scenario` (a file of test/sip/) on a random loopback port, in `dir`
+ * (where its scenario finds audio files), with `extra` options (-set, -trace_logs …).
+ */
+export async function startSipp(scenario: string, dir: string, extra: string[] = []): Promise<Peer> {
   const port = await freeUdpPort();
   const mediaPort = await freeUdpPort();
-  const args = ['-sf', path.join(here, scenario), '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-nostdin', '-trace_err', '-error_file', path.join(dir, `sipp-${port}-errors.log`)];
+  const args = ['-sf', path.join(here, scenario), '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-nostdin', '-trace_err', '-error_file', path.join(dir, `sipp-${port}-errors.log`), ...extra];
   return { port, ...(await start('sipp', args, dir)) };
 }
 

@@ -13,11 +13,9 @@ import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, CampaignStatus, SectionType, SubscriberStatus } from '../../src/db/schema.ts';
-import { systemClock } from '../../src/engine/clock.ts';
-import { flowOf, scenario, section } from '../../src/engine/engine.fixtures.ts';
-import { Engine } from '../../src/engine/engine.ts';
-import { gatewayDrivers } from '../../src/engine/gateway-drivers.ts';
+import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel, testDatabase } from '../helpers.ts';
+import { type CampaignValues, runSipCampaign } from './campaign.ts';
 import { freeUdpPort, type Peer, startKamailio, startSipp } from './peers.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-driver-'));
@@ -37,43 +35,9 @@ async function peer(started: Promise<Peer>): Promise<Peer> {
 
 const pressOne = section({ type: SectionType.MultiChoice, question: 'Press 1', timeout: 4, keys: [null, 'yes', ...Array(8).fill(null)] });
 
-type CampaignValues = NonNullable<Parameters<typeof scenario>[1]>['campaign'];
-
-/**
- * Runs a campaign on a sip gateway through the engine on the real clock until every subscriber
- * is final (or `seconds` pass); returns its id.
- */
-async function runCampaign(numbers: string[], settings: Record<string, unknown>, campaign: CampaignValues, seconds: number, gateways = ''): Promise<number> {
-  const s = await scenario(db, {
-    numbers,
-    user: { balance: '100', call_rate: '0.6' },
-    gateway: { driver: 'sip', settings: { bind_address: '127.0.0.1', bind_port: 0, ...settings }, gateways },
-    campaign: { end_when_done: true, calltimeout: 4, survey_snapshot: flowOf([pressOne]), startingdate: new Date(Date.now() - 3600_000).toISOString(), expirationdate: new Date(Date.now() + 86_400_000).toISOString(), ...campaign },
-  });
-  const drivers = gatewayDrivers({ clock: systemClock, dataDir: dir });
-  const engine = new Engine({
-    db,
-    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
-    clock: systemClock,
-    drivers: (gateway) => drivers.driverOf(gateway),
-    config: { timeZone: 'UTC', billingIncrement: 1 },
-    databaseKind: 'postgres',
-  });
-  try {
-    const until = Date.now() + seconds * 1000;
-    while (Date.now() < until) {
-      await engine.runOnce();
-      const [left] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from subscribers where campaign_id = ${s.campaignId} and status in (${SubscriberStatus.Pending}, ${SubscriberStatus.InProcess})`);
-      if (left.n === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    await engine.settle();
-    await engine.runOnce(); // ends the campaign (end_when_done)
-  } finally {
-    await drivers.close();
-  }
-  return s.campaignId;
-}
+/** A campaign on a sip gateway run to its end; its survey asks for key 1 unless told otherwise. */
+const runCampaign = (numbers: string[], settings: Record<string, unknown>, campaign: CampaignValues, seconds: number, gateways = ''): Promise<number> =>
+  runSipCampaign(db, dir, { numbers, settings, campaign: { survey_snapshot: flowOf([pressOne]), ...campaign }, seconds, gateways });
 
 interface CdrRow {
   phone_number: string;

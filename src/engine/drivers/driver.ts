@@ -83,6 +83,12 @@ export interface Call {
   listen(opts: { timeoutSeconds: number }): Promise<string | null>;
   /** Bridges to `number` as a B-leg; resolves with the B-leg's id and hangup when it ends. */
   transfer(opts: { number: string; callerId: string; timeoutSeconds: number }): Promise<{ callId: string; hangup: Hangup }>;
+  /**
+   * Listens for a voicemail greeting's beep for at most `maxSeconds`; true when one was heard and
+   * is over (amd_behavior 3 plays the voicemail audio then). Optional: a driver without a tone
+   * detector leaves it out and the engine plays at once.
+   */
+  waitForBeep?(maxSeconds: number): Promise<boolean>;
   /** Puts the call into a conference room (or a queue, with `queue`) until it ends. */
   bridge(opts: { conference?: string; queue?: string }): Promise<void>;
   /** Hangs up (NORMAL_CLEARING unless told otherwise). */

@@ -198,6 +198,12 @@ export class SipCall implements Call {
     await Promise.race([this.media.play(media, { dataDir: this.core.dataDir }), this.ended]);
   }
 
+  /** The greeting's beep (media/tone.ts), heard and over within `maxSeconds`; false on timeout or hangup. */
+  async waitForBeep(maxSeconds: number): Promise<boolean> {
+    if (this.state !== 'up' || !this.media) return false;
+    return this.media.waitForBeep(maxSeconds);
+  }
+
   async collect(opts: { maxDigits: number; timeoutSeconds: number }): Promise<string | null> {
     let got = '';
     while (this.state === 'up' && got.length < opts.maxDigits) {

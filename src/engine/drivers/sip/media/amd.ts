@@ -10,7 +10,8 @@
  * - `greetingMs` (1500) of voice in all                               → machine (long greeting)
  * - none of these within `totalAnalysisMs` (5000)                      → unsure
  *
- * The defaults are mod_amd's; a campaign or gateway may override any of them.
+ * The defaults are mod_amd's, and the sip driver uses them as they are (driver.ts `amdParams`);
+ * `detectMachine` takes overrides of any of them (the tests use a short initial silence).
  */
 import { meanAbs } from './level.ts';
 

@@ -44,6 +44,7 @@ export interface MediaSession {
   /** Writes the far end's audio to a 16-bit 8 kHz mono WAV. */
   record(opts: { file: string; maxSeconds: number; silenceSeconds?: number }): Promise<{ file: string; seconds: number }>;
   detectMachine(opts?: Partial<AmdParams>): Promise<'person' | 'machine' | 'unsure'>;
+  /** True when a voicemail beep was heard and is over (tone.ts), false after `timeoutSeconds`. */
   waitForBeep(timeoutSeconds: number): Promise<boolean>;
   /** Bridge transfer: each leg's received audio is sent on the other leg. Returns the unlink. */
   relayTo(other: MediaSession): () => void;

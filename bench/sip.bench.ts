@@ -394,7 +394,9 @@ async function baseline(dir: string, rate: number): Promise<Figures> {
   );
   let cpu = 0;
   const cpuSampler = setInterval(() => (cpu = Math.max(cpu, cpuSeconds(caller.child.pid as number))), 200);
-  const code = await Promise.race([caller.exited, sleep((CALLS / rate + SECONDS + 60) * 1000).then(() => 'timeout')]);
+  let giveUp: NodeJS.Timeout | undefined;
+  const code = await Promise.race([caller.exited, new Promise<'timeout'>((r) => (giveUp = setTimeout(() => r('timeout'), (CALLS / rate + SECONDS + 60) * 1000)))]);
+  clearTimeout(giveUp);
   clearInterval(cpuSampler);
   if (code === 'timeout') await caller.stop();
   const seconds = (performance.now() - t0) / 1000;

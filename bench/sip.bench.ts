@@ -143,17 +143,19 @@ async function tap(): Promise<void> {
 }
 
 /** A tap process; `report()` stops it and returns what it measured. */
-async function startTap(): Promise<{ port: number; pid: number; report: () => Promise<TapReport> }> {
+async function startTap(): Promise<{ port: number; report: () => Promise<TapReport>; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'sip.bench.ts'), '--tap'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = readline.createInterface({ input: child.stdout });
   const next = () => new Promise<string>((r) => lines.once('line', r));
   const { port } = JSON.parse(await next()) as { port: number };
   return {
     port,
-    pid: child.pid as number,
     report: async () => {
       child.stdin.end('report\n');
       return JSON.parse(await next()) as TapReport;
+    },
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid as number, 'SIGTERM');
     },
   };
 }
@@ -163,22 +165,26 @@ function startSippProcess(args: string[], cwd: string): { child: ChildProcess; p
   const child = spawn('sipp', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  child.once('error', (e) => console.error(`cannot run sipp (install sip-tester): ${e.message}`));
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, readRssMb(child.pid as number))), 100);
-  const exited = new Promise<number | null>((resolve) =>
+  const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {
       clearInterval(sampler);
       if (code && err) console.error(err.slice(-2000));
       resolve(code);
-    }),
-  );
+    });
+    child.once('error', (e) => {
+      clearInterval(sampler);
+      console.error(`cannot run sipp (install sip-tester): ${e.message}`);
+      resolve(-1);
+    });
+  });
   return {
     child,
     peakRssMb: () => peak,
     exited,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid as number, 'SIGTERM');
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGTERM');
       await exited;
     },
   };
@@ -196,7 +202,10 @@ async function startFarEnd(dir: string, label: string, tapPort: number) {
     dir,
   );
   await sleep(700);
-  if (sipp.child.exitCode !== null) throw new Error(`the far-end sipp exited (${sipp.child.exitCode})`);
+  if (sipp.child.pid === undefined || sipp.child.exitCode !== null) {
+    await sipp.stop();
+    throw new Error(`the far-end sipp did not start (${sipp.child.exitCode})`);
+  }
   return { port, mediaPort, csv, sipp };
 }
 
@@ -322,26 +331,33 @@ async function fixture(db: Database, dataDir: string, prompt: string, farPort: n
 
 /** Our engine dialling the campaign to its end through the sip driver. */
 async function ours(dir: string): Promise<Figures> {
-  const database = await benchDatabase('sip');
-  const dataDir = path.join(dir, 'data');
-  const env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
-  const backend = { name: 'PostgreSQL' as const, env, cleanup: database.drop };
-  const tapper = await startTap();
-  const far = await startFarEnd(dir, 'ours', tapper.port);
-  cli(['user', 'create', '--username', 'bench', '--password', password], env);
-  const db = await openDatabase({ url: database.url });
-  const id = await fixture(db, dataDir, path.join(dir, 'prompt.wav'), far.port);
-  const server = await startServer(backend, 'bench-admin-password');
-  // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const engine = await startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...env, LOG_LEVEL: 'warn' }, async () =>
-    Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
-  );
-  const [lo, hi] = RTP_PORTS.split('-').map(Number);
-  const callerDrops = udpDrops((p) => p >= lo && p <= hi);
-  const echoDrops = udpDrops((p) => p === far.mediaPort);
-  const tapDrops = udpDrops((p) => p === tapper.port);
+  const cleanup: (() => unknown)[] = [];
   try {
+    const database = await benchDatabase('sip');
+    cleanup.push(() => database.drop());
+    const dataDir = path.join(dir, 'data');
+    const env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
+    const backend = { name: 'PostgreSQL' as const, env, cleanup: database.drop };
+    const tapper = await startTap();
+    cleanup.push(() => tapper.stop());
+    const far = await startFarEnd(dir, 'ours', tapper.port);
+    cleanup.push(() => far.sipp.stop());
+    cli(['user', 'create', '--username', 'bench', '--password', password], env);
+    const db = await openDatabase({ url: database.url });
+    cleanup.push(() => db.close());
+    const id = await fixture(db, dataDir, path.join(dir, 'prompt.wav'), far.port);
+    const server = await startServer(backend, 'bench-admin-password');
+    cleanup.push(() => server.stop());
+    // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
+    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const engine = await startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...env, LOG_LEVEL: 'warn' }, async () =>
+      Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
+    );
+    cleanup.push(() => engine.stop());
+    const [lo, hi] = RTP_PORTS.split('-').map(Number);
+    const drops = { caller: udpDrops((p) => p >= lo && p <= hi), echo: udpDrops((p) => p === far.mediaPort), tap: udpDrops((p) => p === tapper.port) };
+    cleanup.push(() => Object.values(drops).forEach((d) => d.stop()));
+
     engine.resetPeak();
     const cpu0 = cpuSeconds(engine.pid);
     const t0 = performance.now();
@@ -360,53 +376,54 @@ async function ours(dir: string): Promise<Figures> {
     const cpu = cpuSeconds(engine.pid) - cpu0;
     const t = await tapper.report();
     const rss = engine.peakRssMb();
+    const dropped = { echo: drops.echo.total(), tap: drops.tap.total(), caller: drops.caller.total() };
     await far.sipp.stop();
     const cdrs = await queryRows<{ disposition: string; cause: string; n: number; billsec: number }>(
       db.db,
       sql`select disposition, hangup_cause_q850::text as cause, count(*)::int as n, min(billsec)::int as billsec from cdrs where campaign_id = ${id} group by 1, 2 order by 3 desc`,
     );
     console.log(`ours: campaign ended after ${fmt(seconds, 1)} s; CDRs ${cdrs.map((c) => `${c.n} ${c.disposition} Q.850 ${c.cause} (billsec ≥ ${c.billsec})`).join(', ')}; load ${loadNow()}`);
-    const drops = { echo: echoDrops.total(), tap: tapDrops.total(), caller: callerDrops.total() };
-    return figures(farEndStats(far.csv), t, drops, cpu, seconds, rss);
+    return figures(farEndStats(far.csv), t, dropped, cpu, seconds, rss);
   } finally {
-    for (const d of [echoDrops, tapDrops, callerDrops]) d.stop();
-    await far.sipp.stop();
-    await engine.stop();
-    await server.stop();
-    await db.close();
-    await database.drop();
+    for (const undo of cleanup.reverse()) await undo();
   }
 }
 
 /** sipp calling sipp: as many calls, at `rate` a second, each streaming the prompt for SECONDS. */
 async function baseline(dir: string, rate: number): Promise<Figures> {
-  const tapper = await startTap();
-  const far = await startFarEnd(dir, 'baseline', tapper.port);
-  const mediaPort = await freeUdpPort();
-  const echoDrops = udpDrops((p) => p === far.mediaPort);
-  const tapDrops = udpDrops((p) => p === tapper.port);
-  const t0 = performance.now();
-  const caller = startSippProcess(
-    ['-sf', path.join(here, 'sip-stream-uac.xml'), `127.0.0.1:${far.port}`, '-i', '127.0.0.1', '-p', String(await freeUdpPort()), '-mi', '127.0.0.1',
-      '-mp', String(mediaPort), '-r', String(rate), '-m', String(CALLS), '-l', String(CALLS), '-d', String(SECONDS * 1000), '-nostdin',
-      '-rtp_buffsize', '4194304', '-trace_err', '-error_file', path.join(dir, 'caller-errors.log')],
-    dir,
-  );
-  let cpu = 0;
-  const cpuSampler = setInterval(() => (cpu = Math.max(cpu, cpuSeconds(caller.child.pid as number))), 200);
-  let giveUp: NodeJS.Timeout | undefined;
-  const code = await Promise.race([caller.exited, new Promise<'timeout'>((r) => (giveUp = setTimeout(() => r('timeout'), (CALLS / rate + SECONDS + 60) * 1000)))]);
-  clearTimeout(giveUp);
-  clearInterval(cpuSampler);
-  if (code === 'timeout') await caller.stop();
-  const seconds = (performance.now() - t0) / 1000;
-  const t = await tapper.report();
-  const drops = { echo: echoDrops.total(), tap: tapDrops.total(), caller: null };
-  echoDrops.stop();
-  tapDrops.stop();
-  await far.sipp.stop();
-  console.log(`baseline: sipp caller exited ${code} after ${fmt(seconds, 1)} s; load ${loadNow()}`);
-  return figures(farEndStats(far.csv), t, drops, cpu, seconds, caller.peakRssMb());
+  const cleanup: (() => unknown)[] = [];
+  try {
+    const tapper = await startTap();
+    cleanup.push(() => tapper.stop());
+    const far = await startFarEnd(dir, 'baseline', tapper.port);
+    cleanup.push(() => far.sipp.stop());
+    const mediaPort = await freeUdpPort();
+    const drops = { echo: udpDrops((p) => p === far.mediaPort), tap: udpDrops((p) => p === tapper.port) };
+    cleanup.push(() => Object.values(drops).forEach((d) => d.stop()));
+    const t0 = performance.now();
+    const caller = startSippProcess(
+      ['-sf', path.join(here, 'sip-stream-uac.xml'), `127.0.0.1:${far.port}`, '-i', '127.0.0.1', '-p', String(await freeUdpPort()), '-mi', '127.0.0.1',
+        '-mp', String(mediaPort), '-r', String(rate), '-m', String(CALLS), '-l', String(CALLS), '-d', String(SECONDS * 1000), '-nostdin',
+        '-rtp_buffsize', '4194304', '-trace_err', '-error_file', path.join(dir, 'caller-errors.log')],
+      dir,
+    );
+    cleanup.push(() => caller.stop());
+    let cpu = 0;
+    const cpuSampler = setInterval(() => (cpu = Math.max(cpu, cpuSeconds(caller.child.pid as number))), 200);
+    cleanup.push(() => clearInterval(cpuSampler));
+    let giveUp: NodeJS.Timeout | undefined;
+    cleanup.push(() => clearTimeout(giveUp));
+    const code = await Promise.race([caller.exited, new Promise<'timeout'>((r) => (giveUp = setTimeout(() => r('timeout'), (CALLS / rate + SECONDS + 60) * 1000)))]);
+    clearInterval(cpuSampler);
+    const seconds = (performance.now() - t0) / 1000;
+    const t = await tapper.report();
+    const dropped = { echo: drops.echo.total(), tap: drops.tap.total(), caller: null };
+    await far.sipp.stop();
+    console.log(`baseline: sipp caller exited ${code} after ${fmt(seconds, 1)} s; load ${loadNow()}`);
+    return figures(farEndStats(far.csv), t, dropped, cpu, seconds, caller.peakRssMb());
+  } finally {
+    for (const undo of cleanup.reverse()) await undo();
+  }
 }
 
 function table(a: Figures, b: Figures): void {

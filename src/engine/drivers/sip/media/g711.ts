@@ -18,6 +18,19 @@ export function decodeG711(pt: G711PayloadType, payload: Uint8Array): Int16Array
   return pt === PayloadType.PCMA ? alawmulaw.alaw.decode(payload) : alawmulaw.mulaw.decode(payload);
 }
 
+/**
+ * A whole prompt encoded once per codec, kept as long as its PCM is (the prompt cache's entry):
+ * every call playing it then sends slices of the same bytes instead of encoding each frame.
+ */
+const encodedPrompts = new WeakMap<Int16Array, Map<G711PayloadType, Buffer>>();
+export function encodedPrompt(pt: G711PayloadType, pcm: Int16Array): Buffer {
+  let byCodec = encodedPrompts.get(pcm);
+  if (!byCodec) encodedPrompts.set(pcm, (byCodec = new Map()));
+  let bytes = byCodec.get(pt);
+  if (!bytes) byCodec.set(pt, (bytes = encodeG711(pt, pcm)));
+  return bytes;
+}
+
 /** One encoded frame of silence per codec, built once (µ-law 0xFF, A-law 0xD5). */
 const silence = new Map<G711PayloadType, Buffer>();
 export function silenceFrame(pt: G711PayloadType): Buffer {

@@ -9,7 +9,7 @@ import type dgram from 'node:dgram';
 import { AmdDetector, type AmdParams } from './amd.ts';
 import { TelephoneEventReceiver } from './dtmf.ts';
 import { SampleFifo } from './fifo.ts';
-import { decodeG711, encodeG711, FRAME_MS, FRAME_SAMPLES, type G711PayloadType, silenceFrame } from './g711.ts';
+import { decodeG711, encodedPrompt, encodeG711, FRAME_MS, FRAME_SAMPLES, type G711PayloadType, silenceFrame } from './g711.ts';
 import type { MediaSession, RtpEndpoint } from './index.ts';
 import type { Pacer } from './pacer.ts';
 import type { PromptCache, PromptSource } from './prompts.ts';
@@ -29,7 +29,8 @@ const LATCH_QUIET_MS = 2000;
 const SILENCE = new Int16Array(FRAME_SAMPLES);
 
 interface Playback {
-  pcm: Int16Array;
+  /** The prompt in the call's codec (one byte a sample), shared by every call playing it. */
+  audio: Buffer;
   offset: number;
   done: () => void;
 }
@@ -100,7 +101,7 @@ export class RtpSession implements MediaSession {
     if (generation !== this.playGeneration || this.closed || pcm.length === 0) return;
     if (!this.remote) throw new Error('media not started: no remote RTP address yet');
     return new Promise((resolve) => {
-      this.playback = { pcm, offset: 0, done: resolve };
+      this.playback = { audio: encodedPrompt(this.payloadType, pcm), offset: 0, done: resolve };
       this.marker = true; // a talkspurt starts
     });
   }
@@ -193,12 +194,15 @@ export class RtpSession implements MediaSession {
   private nextPayload(): Buffer {
     const p = this.playback;
     if (p) {
-      const end = Math.min(p.offset + FRAME_SAMPLES, p.pcm.length);
-      this.frame.set(p.pcm.subarray(p.offset, end));
-      this.frame.fill(0, end - p.offset);
-      p.offset = end;
-      if (p.offset >= p.pcm.length) this.finishPlayback();
-      return encodeG711(this.payloadType, this.frame);
+      const start = p.offset;
+      p.offset = Math.min(start + FRAME_SAMPLES, p.audio.length);
+      let payload = p.audio.subarray(start, p.offset);
+      if (payload.length < FRAME_SAMPLES) {
+        // The prompt's last, short frame: padded with silence.
+        payload = Buffer.concat([payload, silenceFrame(this.payloadType)], FRAME_SAMPLES);
+      }
+      if (p.offset >= p.audio.length) this.finishPlayback();
+      return payload;
     }
     if (this.relayPeer && this.relayIn.available > 0) {
       this.relayIn.read(this.frame);
@@ -232,7 +236,8 @@ export class RtpSession implements MediaSession {
     if (isEvent) return this.keys.receive(packet.payload, packet.timestamp, now);
     if (!fresh) return; // a late or duplicated packet: its audio is already past
     this.lastAudioAt = now;
-    this.emitAudio(decodeG711(this.payloadType, packet.payload));
+    // Decoded only for someone: a call that just plays prompts does not decode the echo of them.
+    if (this.audioListeners.size > 0 || this.relayPeer) this.emitAudio(decodeG711(this.payloadType, packet.payload));
   }
 
   private emitAudio(pcm: Int16Array): void {

@@ -168,16 +168,23 @@ function redact(url: string): string {
   }
 }
 
+/**
+ * PGlite's own default is 160 MB of shared buffers, all of it resident once touched: most of the
+ * server's memory. One process with one session needs far less; the operating system's page
+ * cache still holds the files (bench:api, bench:import measure both).
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   let release = () => {};
   let pglite: PGlite;
   if (dataDir === 'memory') {
-    pglite = new PGlite();
+    pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS });
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     release = acquireLock(dataDir);
     try {
-      pglite = new PGlite(path.join(dataDir, 'pglite'));
+      pglite = new PGlite(path.join(dataDir, 'pglite'), { postgresqlconf: PGLITE_SETTINGS });
       await pglite.waitReady;
     } catch (err) {
       release();

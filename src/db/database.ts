@@ -5,12 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { PgliteThread } from './pglite-thread.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle database, or a transaction on it: repositories take either as their first argument. */
@@ -23,8 +24,8 @@ export interface Database {
   exec(sqlText: string): Promise<void>;
   /** The pg pool (PostgreSQL only), for COPY streams. */
   readonly pool?: pg.Pool;
-  /** The PGlite instance (embedded only), for COPY from a blob. */
-  readonly pglite?: PGlite;
+  /** The embedded database's thread (embedded only), for COPY from a blob. */
+  readonly pglite?: PgliteThread;
   /**
    * LISTENs on `channel` (a lower-case identifier) until the returned function is called. On
    * PostgreSQL this holds a connection of its own, outside the pool, and reconnects when it is
@@ -175,16 +176,30 @@ function redact(url: string): string {
  */
 const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
+async function initPglite(dir: string): Promise<void> {
+  const thread = new PgliteThread(dir, PGLITE_SETTINGS);
+  try {
+    await thread.waitReady;
+  } finally {
+    await thread.close();
+  }
+}
+
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   let release = () => {};
-  let pglite: PGlite;
+  let pglite: PgliteThread;
   if (dataDir === 'memory') {
-    pglite = new PGlite({ postgresqlconf: PGLITE_SETTINGS });
+    pglite = new PgliteThread(undefined, PGLITE_SETTINGS);
+    await pglite.waitReady;
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     release = acquireLock(dataDir);
     try {
-      pglite = new PGlite(path.join(dataDir, 'pglite'), { postgresqlconf: PGLITE_SETTINGS });
+      const dir = path.join(dataDir, 'pglite');
+      // The first start creates the database (initdb), which leaves its memory (hundreds of MB)
+      // in the thread that ran it: a thread of its own, ended at once, gives it all back.
+      if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initPglite(dir);
+      pglite = new PgliteThread(dir, PGLITE_SETTINGS);
       await pglite.waitReady;
     } catch (err) {
       release();
@@ -194,7 +209,8 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   // PGlite is a single session, so this holds for every query.
   await pglite.exec("SET TIME ZONE 'UTC'");
   void options;
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  // Drizzle's PGlite driver calls query() and transaction(), which the thread provides.
+  const db = drizzlePglite(pglite as unknown as PGlite, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',

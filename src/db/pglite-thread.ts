@@ -1,0 +1,173 @@
+/**
+ * The embedded database (PGlite) in a worker thread of its own (pglite-worker.js), behind the
+ * few PGlite methods this codebase uses: query, exec, transaction, listen, close.
+ *
+ * Why a thread: PGlite executes each query synchronously on the thread that calls it. On the
+ * server's main thread, fifty requests' queries ran back to back without the event loop ever
+ * turning, a turn lasted hundreds of milliseconds, and since Node accepts one new connection per
+ * turn a client could wait seconds for its first answer (bench:api: POST p99 1.2–2.6 s at 50
+ * connections). In a thread, the event loop turns between queries, and HTTP work and database
+ * work run on the machine's two cores at once.
+ *
+ * Queries run one at a time, in the order they are sent; a transaction holds the database from
+ * its BEGIN to its end, as PGlite's own transaction() does.
+ */
+import { Worker } from 'node:worker_threads';
+
+export interface Results<T = Record<string, unknown>> {
+  rows: T[];
+  fields: Array<{ name: string; dataTypeID: number }>;
+  affectedRows?: number;
+  blob?: Blob;
+}
+
+export interface QueryOptions {
+  rowMode?: 'array' | 'object';
+  /** Type parsers; only identity parsers (keep the text) cross the thread, as Drizzle's are. */
+  parsers?: Record<number, (value: string, typeId: number) => unknown>;
+  /** The input of `COPY … FROM '/dev/blob'`. */
+  blob?: Blob;
+}
+
+/** What a transaction's callback may do: the same queries, inside the transaction. */
+export interface Transaction {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+  exec(sql: string): Promise<Results[]>;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+export class PgliteThread {
+  readonly waitReady: Promise<void>;
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
+  private nextId = 1;
+  private closed = false;
+
+  /** `dataDir` undefined: in memory. `settings`: postgresql.conf lines. */
+  constructor(dataDir: string | undefined, settings: string[]) {
+    this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+      workerData: { dataDir, settings },
+      // The worker is plain JavaScript: it needs none of the main thread's loaders.
+      execArgv: [],
+    });
+    // Like a socket, the thread keeps the process alive only while a query is under way.
+    this.worker.unref();
+    this.worker.on('message', (message) => this.receive(message));
+    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('exit', (code) => this.failAll(new Error(`the database thread exited (code ${code})`)));
+    this.waitReady = this.call<void>({ op: 'ready' });
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.runQuery<T>(undefined, sql, params, options);
+  }
+
+  exec(sql: string): Promise<Results[]> {
+    return this.runExec(undefined, sql);
+  }
+
+  /** Runs `callback` in a transaction: committed when it returns, rolled back when it throws. */
+  async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
+    const id = await this.call<number>({ op: 'begin' });
+    const tx: Transaction = {
+      query: (sql, params, options) => this.runQuery(id, sql, params, options),
+      exec: (sql) => this.runExec(id, sql),
+    };
+    let result: T;
+    try {
+      result = await callback(tx);
+    } catch (err) {
+      await this.call({ op: 'end', tx: id, commit: false });
+      throw err;
+    }
+    await this.call({ op: 'end', tx: id, commit: true });
+    return result;
+  }
+
+  /** Calls `callback` with each notification on `channel`; resolves once listening. */
+  async listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> {
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.call({ op: 'listen', channel });
+    }
+    set.add(callback);
+    return async () => {
+      set.delete(callback);
+      if (set.size > 0 || this.listeners.get(channel) !== set) return;
+      this.listeners.delete(channel);
+      if (!this.closed) await this.call({ op: 'unlisten', channel });
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.call({ op: 'close' });
+    } finally {
+      this.closed = true;
+      await this.worker.terminate();
+    }
+  }
+
+  private async runQuery<T>(tx: number | undefined, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    const sent: Record<string, unknown> = { rowMode: options?.rowMode };
+    if (options?.parsers) sent.identity = identityTypes(options.parsers);
+    if (options?.blob) sent.blob = await options.blob.arrayBuffer();
+    const result = await this.call<Results<T> & { blob?: ArrayBuffer }>(
+      { op: 'query', sql, params, options: sent, tx },
+      sent.blob ? [sent.blob as ArrayBuffer] : [],
+    );
+    return result.blob ? { ...result, blob: new Blob([result.blob]) } : (result as Results<T>);
+  }
+
+  private runExec(tx: number | undefined, sql: string): Promise<Results[]> {
+    return this.call<Results[]>({ op: 'exec', sql, tx });
+  }
+
+  private call<T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the embedded database is closed'));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  private receive(message: { id?: number; result?: unknown; error?: Record<string, unknown>; notify?: string; payload?: string }): void {
+    if (message.notify !== undefined) {
+      for (const callback of this.listeners.get(message.notify) ?? []) callback(message.payload ?? '');
+      return;
+    }
+    const pending = this.pending.get(message.id!);
+    if (!pending) return;
+    this.pending.delete(message.id!);
+    if (this.pending.size === 0) this.worker.unref();
+    if (message.error) pending.reject(Object.assign(new Error(String(message.error.message)), message.error));
+    else pending.resolve(message.result);
+  }
+
+  private failAll(err: Error): void {
+    this.closed = true;
+    for (const pending of this.pending.values()) pending.reject(err);
+    this.pending.clear();
+  }
+}
+
+/**
+ * The type OIDs whose parser keeps the text as it is. A parser that does anything else cannot
+ * cross to the thread: refuse it rather than return values of another type.
+ */
+function identityTypes(parsers: NonNullable<QueryOptions['parsers']>): number[] {
+  return Object.entries(parsers).map(([oid, parse]) => {
+    if (parse('2000-01-01', Number(oid)) !== '2000-01-01') throw new Error(`type parser for OID ${oid} is not an identity`);
+    return Number(oid);
+  });
+}

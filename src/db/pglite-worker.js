@@ -1,0 +1,119 @@
+// The embedded database's own thread: PGlite runs here, so that its work (PostgreSQL compiled
+// to WebAssembly, synchronous) never blocks the server's event loop. The main thread talks to it
+// through pglite-thread.ts; every message is one request and gets one answer with its id.
+//
+// Plain JavaScript on purpose: tsx's loader is not registered in a worker, and registering it
+// would cost this thread a module-hook thread of its own (tens of MB).
+/* global Blob */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+const { dataDir, settings } = workerData;
+const db = new PGlite(dataDir ?? undefined, { postgresqlconf: settings });
+
+/** Open transactions by id: each waits for its 'end' while its queries come one by one. */
+const transactions = new Map();
+let nextTransaction = 1;
+const unlisteners = new Map();
+
+const identity = (value) => value;
+
+/** Query options as sent: `identity` lists the type OIDs read as text (Drizzle's parsers). */
+function queryOptions(options) {
+  if (!options) return undefined;
+  const out = { rowMode: options.rowMode };
+  if (options.identity) out.parsers = Object.fromEntries(options.identity.map((oid) => [oid, identity]));
+  if (options.blob) out.blob = new Blob([options.blob]);
+  return out;
+}
+
+async function plainResult(result) {
+  const out = { rows: result.rows, fields: result.fields, affectedRows: result.affectedRows };
+  if (result.blob) out.blob = await result.blob.arrayBuffer();
+  return out;
+}
+
+/** A PGlite error as plain fields: code, detail, constraint … are what callers read. */
+function plainError(err) {
+  const out = { message: err?.message ?? String(err), name: err?.name };
+  if (err && typeof err === 'object') {
+    for (const [key, value] of Object.entries(err)) {
+      if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value;
+    }
+  }
+  return out;
+}
+
+function session(tx) {
+  if (tx === undefined) return db;
+  const open = transactions.get(tx);
+  if (!open) throw new Error(`transaction ${tx} is not open`);
+  return open.tx;
+}
+
+const handlers = {
+  async ready() {
+    await db.waitReady;
+  },
+  async query({ sql, params, options, tx }) {
+    return plainResult(await session(tx).query(sql, params, queryOptions(options)));
+  },
+  async exec({ sql, tx }) {
+    const results = await session(tx).exec(sql);
+    return Promise.all(results.map(plainResult));
+  },
+  begin() {
+    // Answered once PGlite's transaction has begun (it waits for the queries before it).
+    return new Promise((resolve, reject) => {
+      const id = nextTransaction++;
+      db.transaction(async (tx) => {
+        const ended = new Promise((end) => transactions.set(id, { tx, end }));
+        resolve(id);
+        const { commit } = await ended;
+        if (!commit) await tx.rollback();
+      })
+        .catch((err) => {
+          const open = transactions.get(id);
+          if (open?.reject) open.reject(err);
+          else reject(err);
+        })
+        .finally(() => {
+          const open = transactions.get(id);
+          transactions.delete(id);
+          open?.resolve?.();
+        });
+    });
+  },
+  end({ tx, commit }) {
+    const open = transactions.get(tx);
+    if (!open) throw new Error(`transaction ${tx} is not open`);
+    // Settled when PGlite has committed (or rolled back) and released the database.
+    return new Promise((resolve, reject) => {
+      open.resolve = resolve;
+      open.reject = reject;
+      open.end({ commit });
+    });
+  },
+  async listen({ channel }) {
+    const unlisten = await db.listen(channel, (payload) => parentPort.postMessage({ notify: channel, payload }));
+    unlisteners.set(channel, unlisten);
+  },
+  async unlisten({ channel }) {
+    await unlisteners.get(channel)?.();
+    unlisteners.delete(channel);
+  },
+  async close() {
+    await db.close();
+  },
+};
+
+parentPort.on('message', async (message) => {
+  try {
+    const result = await handlers[message.op](message);
+    const transfer = [];
+    if (result?.blob) transfer.push(result.blob);
+    parentPort.postMessage({ id: message.id, result }, transfer);
+  } catch (err) {
+    parentPort.postMessage({ id: message.id, error: plainError(err) });
+  }
+});

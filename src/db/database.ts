@@ -11,6 +11,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { upgradeOldPglite } from './pglite-upgrade.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle database, or a transaction on it: repositories take either as their first argument. */
@@ -49,7 +50,7 @@ export interface OpenOptions {
   dataDir?: string;
   /** How long to keep retrying a database that does not answer at start. */
   retryForMs?: number;
-  log?: { warn(msg: string): void };
+  log?: { info?(msg: string): void; warn(msg: string): void };
   poolSize?: number;
 }
 
@@ -173,7 +174,7 @@ function redact(url: string): string {
  * server's memory. One process with one session needs far less; the operating system's page
  * cache still holds the files (bench:api, bench:import measure both).
  */
-const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   let release = () => {};
@@ -184,6 +185,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     fs.mkdirSync(dataDir, { recursive: true });
     release = acquireLock(dataDir);
     try {
+      await upgradeOldPglite(dataDir, options.log); // a directory made by PGlite 0.3 (PostgreSQL 17)
       pglite = new PGlite(path.join(dataDir, 'pglite'), { postgresqlconf: PGLITE_SETTINGS });
       await pglite.waitReady;
     } catch (err) {

@@ -108,6 +108,23 @@ test('PGlite only: openDatabase upgrades a PostgreSQL 17 data directory to 18 on
   } finally {
     await database.close();
   }
+
+  // A crash after the copy was marked complete (pglite.upgraded) but before the swap: the next
+  // open finishes the swap instead of opening, or upgrading again, the old directory.
+  const [backup] = backups(dataDir);
+  fs.renameSync(path.join(dataDir, 'pglite'), path.join(dataDir, 'pglite.upgraded'));
+  fs.renameSync(path.join(dataDir, backup), path.join(dataDir, 'pglite'));
+  const third = collect();
+  database = await openDatabase({ dataDir, log: third.log });
+  try {
+    assert.match(third.lines.join('\n'), /finishing an upgrade/);
+    assert.equal(pgVersion(path.join(dataDir, 'pglite')), '18');
+    assert.equal(backups(dataDir).length, 1, fs.readdirSync(dataDir).join(', '));
+    assert.ok(!fs.existsSync(path.join(dataDir, 'pglite.upgraded')));
+    assert.deepEqual(await rows(database, 'select count(*)::int as n from users'), [{ n: 3 }]);
+  } finally {
+    await database.close();
+  }
 });
 
 test('PGlite only: an upgrade that fails mid-copy leaves the PostgreSQL 17 directory as it was and says why', async () => {

@@ -146,7 +146,7 @@ async function copyDatabase(source: string, target: string, log?: UpgradeLog): P
     for (const table of await tables(old)) {
       const copied = await copyTable(old, fresh, table);
       counts.set(table, await countRows(old, table));
-      log?.info?.(`upgrade: copied ${table} (${copied} rows)`);
+      if (copied) log?.info?.(`upgrade: copied ${table} (${copied} rows)`);
     }
     await copySequences(old, fresh);
     await fresh.exec('delete from schema_migrations');

@@ -153,3 +153,24 @@ test('PGlite only: an upgrade that fails mid-copy leaves the PostgreSQL 17 direc
     await old.close();
   }
 });
+
+test('PGlite only: a PostgreSQL 17 directory of an older version gets its migrations, then migrate() adds the newer ones', async () => {
+  const dataDir = path.join(root, 'older');
+  fs.mkdirSync(dataDir);
+  const files = migrationFiles();
+  const older = files.slice(0, -3);
+  const old = await OldPGlite.create(path.join(dataDir, 'pglite'));
+  await old.exec(createSchemaMigrations);
+  await applyMigrations(older, (text) => old.exec(text).then(() => {}));
+  await old.exec("insert into users (username, password_hash) values ('alice', 'h')");
+  await old.close();
+
+  const database = await openDatabase({ dataDir });
+  try {
+    assert.deepEqual((await rows<{ name: string }>(database, 'select name from schema_migrations order by name')).map((r) => r.name), older);
+    assert.deepEqual(await migrate(database), files.slice(-3));
+    assert.deepEqual(await rows(database, 'select username, is_active from users'), [{ username: 'alice', is_active: true }]);
+  } finally {
+    await database.close();
+  }
+});

@@ -153,6 +153,9 @@ async function copyDatabase(source: string, target: string, log?: UpgradeLog): P
     await copyChunk(old, fresh, 'schema_migrations', 'name, applied_at', 'true', 'name');
     await fresh.exec('set session_replication_role = origin');
     await verifyCounts(fresh, counts);
+    // Closed here, not in finally: a close that fails (files not written) must stop the swap.
+    await fresh.close();
+    fresh = undefined;
     return counts;
   } finally {
     await fresh?.close().catch(() => {});
@@ -162,12 +165,12 @@ async function copyDatabase(source: string, target: string, log?: UpgradeLog): P
 
 /** Applies to the new database exactly the migrations the old one had. */
 async function recreateSchema(old: Session, fresh: Session): Promise<void> {
-  const done = (await old.query<{ name: string }>('select name from schema_migrations order by name')).rows.map((r) => r.name);
-  const known = new Set(migrationFiles());
-  const unknown = done.filter((name) => !known.has(name));
+  const done = new Set((await old.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
+  const files = migrationFiles();
+  const unknown = [...done].filter((name) => !files.includes(name));
   if (unknown.length) throw new Error(`it has migrations this version does not know (${unknown.join(', ')}): it was made by a newer version`);
   await fresh.exec(createSchemaMigrations);
-  await applyMigrations(done, (text) => fresh.exec(text).then(() => {}));
+  await applyMigrations(files.filter((name) => done.has(name)), (text) => fresh.exec(text).then(() => {}));
 }
 
 /** The tables of the public schema, schema_migrations apart (it is copied last). */

@@ -11,7 +11,8 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { PgliteThread } from './pglite-thread.ts';
+import { createPgliteDirectory, PgliteThread } from './pglite-thread.ts';
+import { upgradeOldPglite } from './pglite-upgrade.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle database, or a transaction on it: repositories take either as their first argument. */
@@ -50,7 +51,7 @@ export interface OpenOptions {
   dataDir?: string;
   /** How long to keep retrying a database that does not answer at start. */
   retryForMs?: number;
-  log?: { warn(msg: string): void };
+  log?: { info?(msg: string): void; warn(msg: string): void };
   poolSize?: number;
 }
 
@@ -174,16 +175,7 @@ function redact(url: string): string {
  * server's memory. One process with one session needs far less; the operating system's page
  * cache still holds the files (bench:api, bench:import measure both).
  */
-const PGLITE_SETTINGS = ['shared_buffers=16MB'];
-
-async function initPglite(dir: string): Promise<void> {
-  const thread = new PgliteThread(dir, PGLITE_SETTINGS);
-  try {
-    await thread.waitReady;
-  } finally {
-    await thread.close();
-  }
-}
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
 
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   let release = () => {};
@@ -195,10 +187,10 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     fs.mkdirSync(dataDir, { recursive: true });
     release = acquireLock(dataDir);
     try {
+      await upgradeOldPglite(dataDir, options.log); // a directory made by PGlite 0.3 (PostgreSQL 17)
       const dir = path.join(dataDir, 'pglite');
-      // The first start creates the database (initdb), which leaves its memory (hundreds of MB)
-      // in the thread that ran it: a thread of its own, ended at once, gives it all back.
-      if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initPglite(dir);
+      // The first start creates the database where its memory is given back (see there).
+      if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await createPgliteDirectory(dir, PGLITE_SETTINGS);
       pglite = new PgliteThread(dir, PGLITE_SETTINGS);
       await pglite.waitReady;
     } catch (err) {
@@ -208,7 +200,6 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   }
   // PGlite is a single session, so this holds for every query.
   await pglite.exec("SET TIME ZONE 'UTC'");
-  void options;
   // Drizzle's PGlite driver calls query() and transaction(), which the thread provides.
   const db = drizzlePglite(pglite as unknown as PGlite, { schema }) as unknown as Db;
   return {

@@ -162,6 +162,19 @@ export class PgliteThread {
 }
 
 /**
+ * Creates a new database directory (initdb) in a thread of its own, ended at once: initdb leaves
+ * hundreds of MB in the thread that ran it, and ending the thread gives them all back.
+ */
+export async function createPgliteDirectory(dir: string, settings: string[]): Promise<void> {
+  const thread = new PgliteThread(dir, settings);
+  try {
+    await thread.waitReady;
+  } finally {
+    await thread.close();
+  }
+}
+
+/**
  * The type OIDs whose parser keeps the text as it is. A parser that does anything else cannot
  * cross to the thread: refuse it rather than return values of another type.
  */

@@ -12,6 +12,9 @@
  * Queries run one at a time, in the order they are sent; a transaction holds the database from
  * its BEGIN to its end, as PGlite's own transaction() does.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 export interface Results<T = Record<string, unknown>> {
@@ -21,9 +24,15 @@ export interface Results<T = Record<string, unknown>> {
   blob?: Blob;
 }
 
+/**
+ * The types read as text rather than parsed (dates, intervals and their arrays): what Drizzle's
+ * PGlite driver asks for on every query, and so what every query here gets.
+ */
+const TEXT_TYPES = [1082, 1114, 1184, 1186, 1182, 1115, 1185, 1187, 1231];
+
 export interface QueryOptions {
   rowMode?: 'array' | 'object';
-  /** Type parsers; only identity parsers (keep the text) cross the thread, as Drizzle's are. */
+  /** Type parsers: only identity parsers of TEXT_TYPES are accepted (Drizzle's are those). */
   parsers?: Record<number, (value: string, typeId: number) => unknown>;
   /** The input of `COPY … FROM '/dev/blob'`. */
   blob?: Blob;
@@ -51,7 +60,7 @@ export class PgliteThread {
   /** `dataDir` undefined: in memory. `settings`: postgresql.conf lines. */
   constructor(dataDir: string | undefined, settings: string[]) {
     this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
-      workerData: { dataDir, settings },
+      workerData: { dataDir, settings, textTypes: TEXT_TYPES },
       // The worker is plain JavaScript: it needs none of the main thread's loaders.
       execArgv: [],
     });
@@ -118,7 +127,7 @@ export class PgliteThread {
 
   private async runQuery<T>(tx: number | undefined, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     const sent: Record<string, unknown> = { rowMode: options?.rowMode };
-    if (options?.parsers) sent.identity = identityTypes(options.parsers);
+    if (options?.parsers) checkParsers(options.parsers);
     if (options?.blob) sent.blob = await options.blob.arrayBuffer();
     const result = await this.call<Results<T> & { blob?: ArrayBuffer }>(
       { op: 'query', sql, params, options: sent, tx },
@@ -162,25 +171,24 @@ export class PgliteThread {
 }
 
 /**
- * Creates a new database directory (initdb) in a thread of its own, ended at once: initdb leaves
- * hundreds of MB in the thread that ran it, and ending the thread gives them all back.
+ * Creates a new database directory (initdb) in a process of its own (pglite-init.js): initdb
+ * touches hundreds of MB, which the C allocator keeps from a thread that has ended (measured: a
+ * first start left the server 140 MB larger than any later one); a process gives them all back.
  */
 export async function createPgliteDirectory(dir: string, settings: string[]): Promise<void> {
-  const thread = new PgliteThread(dir, settings);
-  try {
-    await thread.waitReady;
-  } finally {
-    await thread.close();
-  }
+  const script = fileURLToPath(new URL('./pglite-init.js', import.meta.url));
+  const child = spawn(process.execPath, [script, dir, JSON.stringify(settings)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`could not create the embedded database in ${dir}: ${stderr.trim() || `exit code ${code}`}`);
 }
 
-/**
- * The type OIDs whose parser keeps the text as it is. A parser that does anything else cannot
- * cross to the thread: refuse it rather than return values of another type.
- */
-function identityTypes(parsers: NonNullable<QueryOptions['parsers']>): number[] {
-  return Object.entries(parsers).map(([oid, parse]) => {
-    if (parse('2000-01-01', Number(oid)) !== '2000-01-01') throw new Error(`type parser for OID ${oid} is not an identity`);
-    return Number(oid);
-  });
+/** Refuses parsers other than the thread's own (identity on TEXT_TYPES): they cannot cross to it. */
+function checkParsers(parsers: NonNullable<QueryOptions['parsers']>): void {
+  for (const [oid, parse] of Object.entries(parsers)) {
+    if (!TEXT_TYPES.includes(Number(oid)) || parse('2000-01-01', Number(oid)) !== '2000-01-01') {
+      throw new Error(`type parser for OID ${oid}: only text is read across the database thread`);
+    }
+  }
 }

@@ -8,21 +8,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dataDir, settings } = workerData;
-const db = new PGlite(dataDir ?? undefined, { postgresqlconf: settings });
+const { dataDir, settings, textTypes } = workerData;
+const identity = (value) => value;
+// Types read as text on every query, as Drizzle asks on each of its own: set once here, since
+// PGlite copies its whole parser table for every query that brings parsers of its own.
+const parsers = Object.fromEntries(textTypes.map((oid) => [oid, identity]));
+const db = new PGlite(dataDir ?? undefined, { postgresqlconf: settings, parsers });
 
 /** Open transactions by id: each waits for its 'end' while its queries come one by one. */
 const transactions = new Map();
 let nextTransaction = 1;
 const unlisteners = new Map();
 
-const identity = (value) => value;
-
-/** Query options as sent: `identity` lists the type OIDs read as text (Drizzle's parsers). */
+/** Query options as sent: the row mode, and the input of a COPY FROM. */
 function queryOptions(options) {
   if (!options) return undefined;
   const out = { rowMode: options.rowMode };
-  if (options.identity) out.parsers = Object.fromEntries(options.identity.map((oid) => [oid, identity]));
   if (options.blob) out.blob = new Blob([options.blob]);
   return out;
 }

@@ -44,6 +44,12 @@ export interface Transaction {
   exec(sql: string): Promise<Results[]>;
 }
 
+/** Which transaction a statement belongs to (none: `{}`), and whether it is its first. */
+interface InTransaction {
+  tx?: number;
+  begin?: true;
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -55,6 +61,7 @@ export class PgliteThread {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private nextId = 1;
+  private nextTransaction = 1;
   private closed = false;
 
   /** `dataDir` undefined: in memory. `settings`: postgresql.conf lines. */
@@ -73,28 +80,33 @@ export class PgliteThread {
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return this.runQuery<T>(undefined, sql, params, options);
+    return this.runQuery<T>({}, sql, params, options);
   }
 
   exec(sql: string): Promise<Results[]> {
-    return this.runExec(undefined, sql);
+    return this.runExec({}, sql);
   }
 
   /** Runs `callback` in a transaction: committed when it returns, rolled back when it throws. */
   async transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
-    const id = await this.call<number>({ op: 'begin' });
+    const id = this.nextTransaction++;
+    // The transaction begins with its first statement (one round trip less while it holds the
+    // database); one that sends none never begins.
+    let begun = false;
+    const first = () => (begun ? undefined : (begun = true));
     const tx: Transaction = {
-      query: (sql, params, options) => this.runQuery(id, sql, params, options),
-      exec: (sql) => this.runExec(id, sql),
+      query: (sql, params, options) => this.runQuery({ tx: id, begin: first() }, sql, params, options),
+      exec: (sql) => this.runExec({ tx: id, begin: first() }, sql),
     };
     let result: T;
     try {
       result = await callback(tx);
     } catch (err) {
-      await this.call({ op: 'end', tx: id, commit: false });
+      // The callback's error is the one to report; a transaction that never began has no end.
+      if (begun) await this.call({ op: 'end', tx: id, commit: false }).catch(() => {});
       throw err;
     }
-    await this.call({ op: 'end', tx: id, commit: true });
+    if (begun) await this.call({ op: 'end', tx: id, commit: true });
     return result;
   }
 
@@ -125,19 +137,19 @@ export class PgliteThread {
     }
   }
 
-  private async runQuery<T>(tx: number | undefined, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+  private async runQuery<T>(tx: InTransaction, sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     const sent: Record<string, unknown> = { rowMode: options?.rowMode };
     if (options?.parsers) checkParsers(options.parsers);
     if (options?.blob) sent.blob = await options.blob.arrayBuffer();
     const result = await this.call<Results<T> & { blob?: ArrayBuffer }>(
-      { op: 'query', sql, params, options: sent, tx },
+      { op: 'query', sql, params, options: sent, ...tx },
       sent.blob ? [sent.blob as ArrayBuffer] : [],
     );
     return result.blob ? { ...result, blob: new Blob([result.blob]) } : (result as Results<T>);
   }
 
-  private runExec(tx: number | undefined, sql: string): Promise<Results[]> {
-    return this.call<Results[]>({ op: 'exec', sql, tx });
+  private runExec(tx: InTransaction, sql: string): Promise<Results[]> {
+    return this.call<Results[]>({ op: 'exec', sql, ...tx });
   }
 
   private call<T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {

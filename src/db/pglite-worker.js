@@ -15,9 +15,8 @@ const identity = (value) => value;
 const parsers = Object.fromEntries(textTypes.map((oid) => [oid, identity]));
 const db = new PGlite(dataDir ?? undefined, { postgresqlconf: settings, parsers });
 
-/** Open transactions by id: each waits for its 'end' while its queries come one by one. */
+/** Open transactions by id (the main thread's): each waits for its 'end' while its queries come. */
 const transactions = new Map();
-let nextTransaction = 1;
 const unlisteners = new Map();
 
 /** Query options as sent: the row mode, and the input of a COPY FROM. */
@@ -45,45 +44,52 @@ function plainError(err) {
   return out;
 }
 
-function session(tx) {
+/**
+ * The session a message runs in: the database, or its open transaction. The first message of a
+ * transaction carries `begin`: the transaction starts with it, which saves a round trip while
+ * the database is held.
+ */
+async function session({ tx, begin: starts }) {
   if (tx === undefined) return db;
+  if (starts) await begin(tx);
   const open = transactions.get(tx);
   if (!open) throw new Error(`transaction ${tx} is not open`);
   return open.tx;
+}
+
+/** Starts transaction `id`; resolves once PGlite has begun it (after the queries before it). */
+function begin(id) {
+  return new Promise((resolve, reject) => {
+    db.transaction(async (tx) => {
+      const ended = new Promise((end) => transactions.set(id, { tx, end }));
+      resolve();
+      const { commit } = await ended;
+      if (!commit) await tx.rollback();
+    })
+      .catch((err) => {
+        const open = transactions.get(id);
+        if (open?.reject) open.reject(err);
+        else reject(err);
+      })
+      .finally(() => {
+        const open = transactions.get(id);
+        transactions.delete(id);
+        open?.resolve?.();
+      });
+  });
 }
 
 const handlers = {
   async ready() {
     await db.waitReady;
   },
-  async query({ sql, params, options, tx }) {
-    return plainResult(await session(tx).query(sql, params, queryOptions(options)));
+  async query(message) {
+    const { sql, params, options } = message;
+    return plainResult(await (await session(message)).query(sql, params, queryOptions(options)));
   },
-  async exec({ sql, tx }) {
-    const results = await session(tx).exec(sql);
+  async exec(message) {
+    const results = await (await session(message)).exec(message.sql);
     return Promise.all(results.map(plainResult));
-  },
-  begin() {
-    // Answered once PGlite's transaction has begun (it waits for the queries before it).
-    return new Promise((resolve, reject) => {
-      const id = nextTransaction++;
-      db.transaction(async (tx) => {
-        const ended = new Promise((end) => transactions.set(id, { tx, end }));
-        resolve(id);
-        const { commit } = await ended;
-        if (!commit) await tx.rollback();
-      })
-        .catch((err) => {
-          const open = transactions.get(id);
-          if (open?.reject) open.reject(err);
-          else reject(err);
-        })
-        .finally(() => {
-          const open = transactions.get(id);
-          transactions.delete(id);
-          open?.resolve?.();
-        });
-    });
   },
   end({ tx, commit }) {
     const open = transactions.get(tx);

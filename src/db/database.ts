@@ -5,12 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { createPgliteDirectory, PgliteThread } from './pglite-thread.ts';
+import { upgradeOldPglite } from './pglite-upgrade.ts';
 import * as schema from './schema.ts';
 
 /** The Drizzle database, or a transaction on it: repositories take either as their first argument. */
@@ -23,8 +25,8 @@ export interface Database {
   exec(sqlText: string): Promise<void>;
   /** The pg pool (PostgreSQL only), for COPY streams. */
   readonly pool?: pg.Pool;
-  /** The PGlite instance (embedded only), for COPY from a blob. */
-  readonly pglite?: PGlite;
+  /** The embedded database's thread (embedded only), for COPY from a blob. */
+  readonly pglite?: PgliteThread;
   /**
    * LISTENs on `channel` (a lower-case identifier) until the returned function is called. On
    * PostgreSQL this holds a connection of its own, outside the pool, and reconnects when it is
@@ -49,7 +51,7 @@ export interface OpenOptions {
   dataDir?: string;
   /** How long to keep retrying a database that does not answer at start. */
   retryForMs?: number;
-  log?: { warn(msg: string): void };
+  log?: { info?(msg: string): void; warn(msg: string): void };
   poolSize?: number;
 }
 
@@ -168,16 +170,28 @@ function redact(url: string): string {
   }
 }
 
+/**
+ * PGlite's own default is 160 MB of shared buffers, all of it resident once touched: most of the
+ * server's memory. One process with one session needs far less; the operating system's page
+ * cache still holds the files (bench:api, bench:import measure both).
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   let release = () => {};
-  let pglite: PGlite;
+  let pglite: PgliteThread;
   if (dataDir === 'memory') {
-    pglite = new PGlite();
+    pglite = new PgliteThread(undefined, PGLITE_SETTINGS);
+    await pglite.waitReady;
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     release = acquireLock(dataDir);
     try {
-      pglite = new PGlite(path.join(dataDir, 'pglite'));
+      await upgradeOldPglite(dataDir, options.log); // a directory made by PGlite 0.3 (PostgreSQL 17)
+      const dir = path.join(dataDir, 'pglite');
+      // The first start creates the database where its memory is given back (see there).
+      if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await createPgliteDirectory(dir, PGLITE_SETTINGS);
+      pglite = new PgliteThread(dir, PGLITE_SETTINGS);
       await pglite.waitReady;
     } catch (err) {
       release();
@@ -186,8 +200,8 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   }
   // PGlite is a single session, so this holds for every query.
   await pglite.exec("SET TIME ZONE 'UTC'");
-  void options;
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  // Drizzle's PGlite driver calls query() and transaction(), which the thread provides.
+  const db = drizzlePglite(pglite as unknown as PGlite, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',

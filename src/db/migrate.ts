@@ -11,15 +11,22 @@ import { type Database, queryRows } from './database.ts';
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const lockKey = 7_214_305_118; // any constant: the advisory lock that serialises migrations
 
-/** Returns the names of the migrations it applied. */
-export async function migrate(database: Database): Promise<string[]> {
-  const files = fs
+/** The table that records which migrations a database has. */
+export const createSchemaMigrations =
+  'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())';
+
+/** The names of the migration files, in the order they apply. */
+export function migrationFiles(): string[] {
+  return fs
     .readdirSync(migrationsDir)
     .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
     .sort();
-  await database.exec(
-    'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
-  );
+}
+
+/** Returns the names of the migrations it applied. */
+export async function migrate(database: Database): Promise<string[]> {
+  const files = migrationFiles();
+  await database.exec(createSchemaMigrations);
   if (database.pool) {
     const client = await database.pool.connect();
     try {
@@ -46,8 +53,17 @@ async function applyPending(
 ): Promise<string[]> {
   // Read under the lock: another process may have applied some while we waited for it.
   const done = new Set((await names()).map((r) => r.name));
-  const applied: string[] = [];
-  for (const name of files.filter((f) => !done.has(f))) {
+  const pending = files.filter((f) => !done.has(f));
+  await applyMigrations(pending, exec);
+  return pending;
+}
+
+/**
+ * Applies the named migration files in the order given, each in its own transaction with its
+ * row in schema_migrations (which must exist). `exec` runs SQL text of several statements.
+ */
+export async function applyMigrations(names: string[], exec: (text: string) => Promise<void>): Promise<void> {
+  for (const name of names) {
     const body = fs.readFileSync(path.join(migrationsDir, name), 'utf8');
     // One transaction: the migration and its record land together, or neither does.
     try {
@@ -56,7 +72,5 @@ async function applyPending(
       await exec('rollback').catch(() => {});
       throw new Error(`migration ${name} failed: ${(err as Error).message}`);
     }
-    applied.push(name);
   }
-  return applied;
 }

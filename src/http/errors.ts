@@ -41,6 +41,7 @@ function fromDatabase(error: DatabaseError): AppError | undefined {
     case '23505':
       return invalid({ non_field_errors: [`A record with these values already exists.${err.detail ? ` ${err.detail}` : ''}`] });
     case '23503':
+    case '23001': // PostgreSQL 18 reports an ON DELETE RESTRICT refusal as restrict_violation
       return conflict('This record is referenced by another record, or refers to one that does not exist.');
     case '22003':
       return invalid({ non_field_errors: ['A number is out of range.'] });

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PgliteThread, Transaction } from '../../db/pglite-thread.ts';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../db/database.ts';
@@ -96,7 +96,7 @@ function postgresWriter(client: pg.PoolClient, into: string, open: Set<Writable>
   };
 }
 
-async function withPglite<T>(pglite: PGlite, work: (session: CopySession) => Promise<T>): Promise<T> {
+async function withPglite<T>(pglite: PgliteThread, work: (session: CopySession) => Promise<T>): Promise<T> {
   return pglite.transaction(async (tx) =>
     work({
       async query(text, params) {

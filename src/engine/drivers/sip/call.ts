@@ -250,14 +250,19 @@ export class SipCall implements Call {
     return this.transferTo({ number: opts.number, callerId: opts.callerId, timeoutSeconds: opts.timeoutSeconds });
   }
 
-  /** Conference and queue need a media server: the call is transferred to the URI set for them. */
+  /**
+   * Conference and queue need a media server: the call is transferred (by `transfer_mode`) to the
+   * URI set for them, the name URI-escaped (a queue may be called "Customer Care"). Returns when
+   * the transfer is over, as FreeSWITCH's conference and fifo do when the caller leaves: a REFER
+   * done has ended our leg; a bridged room or queue that hung up (or a transfer that failed)
+   * leaves the caller to the rest of the survey, not to silence.
+   */
   async bridge(opts: { conference?: string; queue?: string }): Promise<void> {
     const name = opts.queue ?? opts.conference ?? '';
     const template = opts.queue !== undefined ? this.core.settings.queue_uri : this.core.settings.conference_uri;
-    const uri = name.startsWith('sip:') ? name : template ? template.replaceAll('{name}', name) : '';
+    const uri = name.startsWith('sip:') ? name : template ? template.replaceAll('{name}', encodeURIComponent(name)) : '';
     if (this.state !== 'up' || !uri) return;
     await this.transferTo({ uri, callerId: this.request.callerId, timeoutSeconds: this.request.timeoutSeconds });
-    await this.ended;
   }
 
   private async transferTo(target: { number?: string; uri?: string; callerId: string; timeoutSeconds: number }): Promise<TransferResult> {

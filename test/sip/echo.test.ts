@@ -111,7 +111,8 @@ test(`sipp echoes what our campaign played: the audio that reached it is the sec
   const { pcm } = await readWav(heardWav);
   const heard = heardFrom(pcm, 0);
   const promptMatch = similarity(prompt.pcm, heard);
-  assert.ok(promptMatch > 0.9, `the audio that reached sipp vs the prompt: median correlation ${promptMatch.toFixed(3)}`);
+  const heardSeconds = `${(heard.length / 8000).toFixed(1)} s heard from ${(pcm.length / 8000).toFixed(1)} s rebuilt of ${call.payloads.length} packets`;
+  assert.ok(promptMatch > 0.9, `the audio that reached sipp vs the prompt: median correlation ${promptMatch.toFixed(3)} (${heardSeconds})`);
   // …then, after it, the goodbye section spoken by espeak-ng (branch of key 1).
   const afterPrompt = heardFrom(pcm, firstSound(pcm) + prompt.pcm.length);
   const goodbyeMatch = similarity(goodbye.pcm, afterPrompt);

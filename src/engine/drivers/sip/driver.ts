@@ -23,6 +23,7 @@ export class SipDriver implements TelephonyDriver {
   readonly amdParams: AmdParams = AMD_DEFAULTS;
   private readonly calls = new Set<SipCall>();
   private readonly pacer: SetupPacer;
+  private readonly authPacer: SetupPacer;
   private readonly pauses = new ProxyPauses();
   /** The proxies tried in turn; set from the first call's gateway row (`gateways` field). */
   private proxies: string[];
@@ -41,6 +42,7 @@ export class SipDriver implements TelephonyDriver {
     if (!checked.ok) throw new Error(`sip driver settings: ${checked.errors.join(' ')}`);
     this.settings = checked.value;
     this.pacer = new SetupPacer(this.settings.cps);
+    this.authPacer = new SetupPacer(this.settings.cps);
     this.proxies = proxyList(this.settings, gateways);
   }
 
@@ -89,6 +91,7 @@ export class SipDriver implements TelephonyDriver {
     return {
       stack,
       pacer: this.pacer,
+      authPacer: this.authPacer,
       pauses: this.pauses,
       proxies: this.proxies,
       failoverMs: this.settings.failover_seconds * 1000,

@@ -33,7 +33,14 @@ export type InviteResult =
 
 export interface InviteDeps {
   stack: SipStack;
+  /** Spaces first INVITEs to the `cps` setting. */
   pacer: SetupPacer;
+  /**
+   * Spaces INVITEs re-sent with credentials the same way, apart from first ones: a proxy that
+   * challenges counts its call setups on the authenticated INVITE, sent one round trip after
+   * the first, and the delays of that round trip could bunch them up beyond `cps`.
+   */
+  authPacer: SetupPacer;
   pauses: ProxyPauses;
   proxies: string[];
   failoverMs: number;
@@ -191,7 +198,12 @@ export class OutgoingInvite {
       if ((status === 401 || status === 407) && this.spec.credentials && !auth) {
         const retry: SipMessage = { ...rq, headers: { ...rq.headers, cseq: { seq: this.seq++, method: 'INVITE' } } };
         const ctx = digest.signRequest(null, retry, rs, this.spec.credentials) ?? {};
-        return this.send(proxy, target, retry, ctx, resolve);
+        void this.deps.authPacer.acquire().then(() => {
+          if (!this.cancelled) return this.send(proxy, target, retry, ctx, resolve);
+          this.finish({ answered: false, status: 487, reason: 'cancelled before sending' });
+          resolve('done');
+        });
+        return;
       }
       if (status === 503) {
         const seconds = retryAfterSeconds(rs.headers['retry-after']);

@@ -21,6 +21,7 @@ import {
 } from '../db/schema.ts';
 import { doNotCallSql } from '../resources/dnc-contact/dnc.check.ts';
 import type { EngineContext } from './context.ts';
+import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from './window.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
@@ -96,11 +97,7 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
   if (paused && paused > now) return `gateway paused by the carrier until ${paused.toISOString()}`;
   const reason = c.timezone_dialing ? datesBlock(c, now) : windowBlock(c, now, ctx.config.timeZone);
   if (reason) return reason;
-  const [credit] = await queryRows<{ broke: boolean }>(
-    tx,
-    sql`select (call_rate > 0 and balance <= 0) as broke from users where id = ${c.user_id}`,
-  );
-  return credit?.broke ? 'waiting for credit' : '';
+  return ownerBlock(tx, c.user_id, 'call');
 }
 
 /** Calls that may start now: pace, then max_aleg (when > 0) and the gateway's maximum_call. */

@@ -80,6 +80,20 @@ test(`credit running out makes the campaign wait, and a payment resumes it (${db
   assert.equal(await pass(s), 1);
 });
 
+test(`a deactivated owner's campaign stops dialling, and resumes when the account is activated again (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+15550002'] });
+  assert.equal(await pass(s), 1);
+  await db.update(users).set({ is_active: false }).where(eq(users.id, s.userId));
+  await s.clock.advance(10_000);
+  assert.equal(await pass(s), 0);
+  assert.equal((await campaignRow(s.campaignId)).engine_state, 'account deactivated');
+  assert.equal((await subscriberRows(s.campaignId))[1].status, 1);
+  await db.update(users).set({ is_active: true }).where(eq(users.id, s.userId));
+  await s.clock.advance(1000);
+  assert.equal(await pass(s), 1);
+  assert.equal(s.driver.calls.length, 2);
+});
+
 test(`a busy number is retried intervalretry later, then FAIL when no attempt is left (${dbLabel})`, async () => {
   const s = await scenario(db, { campaign: { maxretry: 1, intervalretry: 300 }, script: () => ({ failCause: 17 }) });
   assert.equal(await pass(s), 1);

@@ -87,6 +87,22 @@ test(`credit running out stops sending until a payment (${dbLabel})`, async () =
   assert.equal(await balanceOf(s.user.id), '0.98000');
 });
 
+test(`an owner deactivated through /accounts/ stops sending until activated again (${dbLabel})`, async () => {
+  const s = await smsScenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+15550002'] });
+  assert.equal(await smsPass(s), 1);
+  const admin = await makeUser(db, { admin: true });
+  const off = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${s.user.id}/`, { is_active: false });
+  assert.equal(off.statusCode, 202, off.body);
+  await s.clock.advance(10_000);
+  assert.equal(await smsPass(s), 0);
+  const read = await call(t.app, admin.auth, 'GET', `/rest-api/sms-campaigns/${s.campaignId}/`);
+  assert.equal(read.data.dialing_state, 'account deactivated');
+  const on = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${s.user.id}/`, { is_active: true });
+  assert.equal(on.statusCode, 202, on.body);
+  assert.equal(await smsPass(s), 1);
+  assert.deepEqual((await messageRows(s.campaignId)).map((m) => m.recipient_number), ['+15550001', '+15550002']);
+});
+
 test(`a failed send is retried after intervalretry while attempts remain, and not charged (${dbLabel})`, async () => {
   const driver = new ScriptedSmsDriver((m, nth) => (nth === 1 ? { ok: false, error: 'throttled', retry: true } : { ok: true, gatewayMessageId: `ok-${m.messageId}` }));
   const s = await smsScenario(db, { driver, user: { sms_rate: '0.05' }, campaign: { maxretry: 1, intervalretry: 60 } });

@@ -14,6 +14,7 @@ import { UNPACED_FREQUENCY } from '../../resources/sms-campaigns/sms-campaigns.s
 import type { EngineContext } from '../context.ts';
 import { noteState, paceSlots } from '../dialer.ts';
 import { smsParts } from '../sms-drivers/encoding.ts';
+import { ownerBlock } from '../owner.ts';
 import { windowBlock } from '../window.ts';
 import { renderSms } from './render.ts';
 
@@ -44,8 +45,7 @@ async function blockReason(tx: Db, ctx: EngineContext, c: SmsCampaignRow, gatewa
   if (gateway.status !== 1) return 'gateway inactive';
   const reason = windowBlock(c, ctx.clock.now(), ctx.config.timeZone);
   if (reason) return reason;
-  const [credit] = await queryRows<{ broke: boolean }>(tx, sql`select (sms_rate > 0 and balance <= 0) as broke from users where id = ${c.user_id}`);
-  return credit?.broke ? 'waiting for credit' : '';
+  return ownerBlock(tx, c.user_id, 'sms');
 }
 
 /** With a rate, no more messages than the balance pays for (each is at least one part). */

@@ -1,5 +1,5 @@
 /** SQL for users and their API tokens. Functions take the database (or a transaction) first. */
-import { asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { apiTokens, users } from '../../db/schema.ts';
 
@@ -16,6 +16,12 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 
 export async function insertUser(db: Db, values: NewUser): Promise<UserRow> {
   return (await db.insert(users).values(values).returning())[0];
+}
+
+/** Locks the rows of the active admins (until the transaction ends); returns how many there are. */
+export async function lockActiveAdmins(tx: Db): Promise<number> {
+  const rows = await tx.select({ id: users.id }).from(users).where(and(eq(users.is_admin, true), eq(users.is_active, true))).for('update');
+  return rows.length;
 }
 
 export async function updateUser(db: Db, id: number, values: Partial<NewUser>): Promise<UserRow | undefined> {

@@ -3,9 +3,7 @@
  * (`user create|update|deactivate`, `token create|revoke`) and of the admins' API
  * (/rest-api/accounts/, /rest-api/tokens/).
  */
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { users } from '../../db/schema.ts';
 import { hashSecret, newToken, randomPassword } from '../../http/passwords.ts';
 import { userChanged } from '../../http/user-cache.ts';
 import {
@@ -13,6 +11,7 @@ import {
   findUserByUsername,
   insertToken,
   insertUser,
+  lockActiveAdmins,
   type NewUser,
   type TokenRow,
   updateUser,
@@ -76,14 +75,20 @@ export async function changeAccount(db: Db, user: UserRow, input: UserInput): Pr
   if (input.username !== undefined && input.username !== user.username && (await findUserByUsername(db, input.username))) {
     throw new AccountError(`user "${input.username}" already exists`, 'username');
   }
-  // Nobody could manage accounts any more (nor undo this) without a shell and the database.
-  const losesAdmin = user.is_admin && user.is_active && (input.is_admin === false || input.is_active === false);
-  if (losesAdmin && (await countUsers(db, and(eq(users.is_admin, true), eq(users.is_active, true)))) <= 1) {
-    throw new AccountError('the last active admin cannot be deactivated or made a regular user', input.is_active === false ? 'is_active' : 'is_admin');
-  }
   const changes: Partial<NewUser> = values(input);
   if (input.password !== undefined) changes.password_hash = await hashSecret(input.password);
-  const row = (await updateUser(db, user.id, changes)) as UserRow;
+  // Nobody could manage accounts any more (nor undo this) without a shell and the database.
+  const losesAdmin = user.is_admin && user.is_active && (input.is_admin === false || input.is_active === false);
+  const row = losesAdmin
+    ? await db.transaction(async (tx) => {
+        // Every active admin row is locked: two admins demoting each other at once are taken one
+        // after the other, and the second counts what the first left (a count alone let both pass).
+        if ((await lockActiveAdmins(tx)) <= 1) {
+          throw new AccountError('the last active admin cannot be deactivated or made a regular user', input.is_active === false ? 'is_active' : 'is_admin');
+        }
+        return (await updateUser(tx, user.id, changes)) as UserRow;
+      })
+    : ((await updateUser(db, user.id, changes)) as UserRow);
   userChanged(user.id); // other processes hear of it from the users_changed trigger
   return row;
 }

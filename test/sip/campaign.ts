@@ -2,6 +2,10 @@
  * Runs a campaign through the engine and a real `sip` gateway driver, on the real clock, to its
  * end: what the sip driver's tests (sip.test.ts, amd.test.ts, transfer.test.ts) share.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../src/db/database.ts';
 import { SubscriberStatus } from '../../src/db/schema.ts';
@@ -9,6 +13,22 @@ import { systemClock } from '../../src/engine/clock.ts';
 import { type Scenario, scenario } from '../../src/engine/engine.fixtures.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { gatewayDrivers } from '../../src/engine/gateway-drivers.ts';
+import { testDatabase } from '../helpers.ts';
+
+/**
+ * A SIP test file's scratch directory and fresh database. What is pushed on `stops` (sipp,
+ * Kamailio, test phones) is stopped after the file, in order, and the directory removed.
+ */
+export async function sipTestFile(prefix: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const database = await testDatabase();
+  const stops: (() => unknown)[] = [];
+  after(async () => {
+    for (const stop of stops) await stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, database, db: database.db, stops };
+}
 
 export type CampaignValues = NonNullable<Parameters<typeof scenario>[1]>['campaign'];
 

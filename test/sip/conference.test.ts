@@ -11,26 +11,18 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, LegType, queues, SectionType, SubscriberStatus, sectionTemplates, surveyTemplates } from '../../src/db/schema.ts';
 import { loadFlow, type SurveyFlow } from '../../src/resources/survey-template/survey.flow.ts';
 import { makeUser, unique } from '../factories.ts';
-import { dbLabel, testDatabase } from '../helpers.ts';
-import { runSipCampaign } from './campaign.ts';
+import { dbLabel } from '../helpers.ts';
+import { runSipCampaign, sipTestFile } from './campaign.ts';
 import { type Peer, startSipp } from './peers.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-conf-'));
-const database = await testDatabase();
-const db = database.db;
-const stops: (() => unknown)[] = [];
-after(async () => {
-  for (const stop of stops) await stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { dir, db, stops } = await sipTestFile('sip-conf-');
 
 interface SipMessage {
   direction: 'received' | 'sent';

@@ -9,28 +9,19 @@
  * fails the test.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, LegType, SectionType, SubscriberStatus } from '../../src/db/schema.ts';
 import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
-import { dbLabel, testDatabase } from '../helpers.ts';
-import { runSipCampaign } from './campaign.ts';
+import { dbLabel } from '../helpers.ts';
+import { runSipCampaign, sipTestFile } from './campaign.ts';
 import { readWav, run, similarity } from './media/peers.ts';
 import { type Peer, startSipp } from './peers.ts';
 import { afterAPause, phone } from './phone.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-bridge-'));
-const database = await testDatabase();
-const db = database.db;
-const stops: (() => unknown)[] = [];
-after(async () => {
-  for (const stop of stops) await stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { dir, db, stops } = await sipTestFile('sip-bridge-');
 
 /** Speech by espeak-ng: the mu-law 8 kHz file sipp plays, and its 16-bit 8 kHz samples. */
 async function speech(name: string, text: string): Promise<Int16Array> {

@@ -196,11 +196,16 @@ export async function createPgliteDirectory(dir: string, settings: string[]): Pr
   if (code !== 0) throw new Error(`could not create the embedded database in ${dir}: ${stderr.trim() || `exit code ${code}`}`);
 }
 
+/** Parser tables already checked: Drizzle hands the same one with each run of a prepared query. */
+const checked = new WeakSet<object>();
+
 /** Refuses parsers other than the thread's own (identity on TEXT_TYPES): they cannot cross to it. */
 function checkParsers(parsers: NonNullable<QueryOptions['parsers']>): void {
+  if (checked.has(parsers)) return;
   for (const [oid, parse] of Object.entries(parsers)) {
     if (!TEXT_TYPES.includes(Number(oid)) || parse('2000-01-01', Number(oid)) !== '2000-01-01') {
       throw new Error(`type parser for OID ${oid}: only text is read across the database thread`);
     }
   }
+  checked.add(parsers);
 }

@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { packageFile } from '../package-files.ts';
 import { type Database, queryRows } from './database.ts';
 
-const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const migrationsDir = packageFile('src/db/migrations');
 const lockKey = 7_214_305_118; // any constant: the advisory lock that serialises migrations
 
 /** The table that records which migrations a database has. */

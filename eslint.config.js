@@ -1,8 +1,39 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers' arrows (README, "Layout"): each folder may import only the folders listed for it,
+ * so `resources/` and `engine/` meet in `campaign/` and never import each other. Tests and
+ * fixtures may cross layers: they drive the product through more than one.
+ */
+const layers = {
+  db: [],
+  users: ['db'],
+  audio: [],
+  drivers: ['db', 'audio'],
+  http: ['db', 'users'],
+  campaign: ['db', 'http', 'drivers'],
+  engine: ['db', 'http', 'drivers', 'campaign', 'audio'],
+  resources: ['db', 'http', 'drivers', 'campaign', 'users', 'audio'],
+};
+const all = ['db', 'users', 'drivers', 'http', 'campaign', 'engine', 'resources', 'audio'];
+const boundaries = Object.entries(layers).map(([layer, allowed]) => ({
+  files: [`src/${layer}/**/*.ts`],
+  ignores: ['**/*.test.ts', '**/*.fixtures.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: all
+          .filter((other) => other !== layer && !allowed.includes(other))
+          .map((other) => ({ group: [`**/${other}/*`, `**/${other}/**`], message: `src/${layer}/ may not import src/${other}/ (README, "Layout")` })),
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.bench-tmp/'] },
+  { ignores: ['node_modules/', 'data/', '.bench-tmp/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,4 +46,5 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  ...boundaries,
 );

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import readline from 'node:readline';
-import { createMediaEngine, type MediaSession } from '../src/engine/drivers/sip/media/index.ts';
+import { createMediaEngine, type MediaSession } from '../src/drivers/voice/sip/media/index.ts';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);

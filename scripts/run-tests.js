@@ -28,7 +28,7 @@ if (files.length === 0) {
 // Tests that judge real-time audio (RTP paced at 20 ms, captured and compared with a prompt)
 // run one file at a time, after the others: two sipp campaigns side by side on two cores starve
 // each other's media (the echo test once heard nothing beside the AMD test).
-const realTime = (file) => /(^|\/)(test\/sip|src\/engine\/drivers\/sip\/media)\//.test(file);
+const realTime = (file) => /(^|\/)(test\/sip|src\/drivers\/voice\/sip\/media)\//.test(file);
 const batches = [
   { files: files.filter((f) => !realTime(f)), concurrency: 2 },
   { files: files.filter(realTime), concurrency: 1 },

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { apiTokens } from './db/schema.ts';
 import { AccountError, changeUser, createToken, createUser, type UserInput } from './resources/users/users.service.ts';
 import { Roles, type Role, serveUntilSignalled } from './main.ts';
-import { findUserByUsername } from './resources/users/users.repository.ts';
+import { findUserByUsername } from './users/users.repository.ts';
 import { deleteTokensByPrefix, listTokens } from './resources/tokens/tokens.repository.ts';
 import { decimal } from './http/fields.ts';
 

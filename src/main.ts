@@ -16,7 +16,7 @@ import { migrate } from './db/migrate.ts';
 import { ensureFirstAdmin } from './resources/users/users.service.ts';
 import type { Engine } from './engine/engine.ts';
 import type { GatewayDrivers, SmsGatewayDrivers } from './engine/gateway-drivers.ts';
-import type { SmsEventsQueue } from './engine/sms-events.ts';
+import type { SmsEventsQueue } from './campaign/sms-events.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -50,10 +50,10 @@ export async function openAndMigrate(config: Config, log: { info(m: string): voi
 /** The engine's modules, imported by the roles that run it. */
 async function importEngine() {
   const [{ systemClock }, { Engine }, { gatewayDrivers, smsGatewayDrivers }, { smsEvents }] = await Promise.all([
-    import('./engine/clock.ts'),
+    import('./clock.ts'),
     import('./engine/engine.ts'),
     import('./engine/gateway-drivers.ts'),
-    import('./engine/sms-events.ts'),
+    import('./campaign/sms-events.ts'),
   ]);
   return { systemClock, Engine, gatewayDrivers, smsGatewayDrivers, smsEvents };
 }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../src/db/database.ts';
 import { calleridGroups, callerids } from '../src/db/schema.ts';
-import type { FlowSection } from '../src/resources/survey-template/survey.flow.ts';
+import type { FlowSection } from '../src/campaign/survey-flow.ts';
 import { createUser as createAccount } from '../src/resources/users/users.service.ts';
 import { basic } from './helpers.ts';
 

@@ -9,10 +9,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
-import type { SurveyFlow } from '../resources/survey-template/survey.flow.ts';
+import type { SurveyFlow } from '../campaign/survey-flow.ts';
 import type { EngineContext } from './context.ts';
 import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
-import { type AmdResult, type Call, type Hangup, Q850 } from './drivers/driver.ts';
+import { type AmdResult, type Call, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import { type IvrOutcome, runSurvey } from './ivr.ts';
 import { type CallOutcome, recordOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';

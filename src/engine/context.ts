@@ -5,9 +5,9 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { gateways, smsGateways } from '../db/schema.ts';
-import type { Clock } from './clock.ts';
-import type { TelephonyDriver } from './drivers/driver.ts';
-import type { SmsDriver } from './sms-drivers/driver.ts';
+import type { Clock } from '../clock.ts';
+import type { TelephonyDriver } from '../drivers/voice/driver.ts';
+import type { SmsDriver } from '../drivers/sms/driver.ts';
 
 export interface EngineLog {
   info(msg: string): void;

@@ -19,10 +19,10 @@ import {
   gateways,
   subscribers,
 } from '../db/schema.ts';
-import { doNotCallSql } from '../resources/dnc-contact/dnc.check.ts';
+import { doNotCallSql } from '../campaign/dnc.ts';
 import type { EngineContext } from './context.ts';
 import { ownerBlock } from './owner.ts';
-import { datesBlock, subscriberWindowSql, windowBlock } from './window.ts';
+import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type GatewayRow = typeof gateways.$inferSelect;

@@ -6,12 +6,12 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { CampaignStatus, campaigns, gateways, subscribers } from '../db/schema.ts';
-import type { FlowSection, SurveyFlow } from '../resources/survey-template/survey.flow.ts';
+import type { FlowSection, SurveyFlow } from '../campaign/survey-flow.ts';
 import { type TestUser, flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
-import { ManualClock } from './clock.ts';
+import { ManualClock } from '../clock.ts';
 import { Engine } from './engine.ts';
-import { type CallScript, ScriptedDriver } from './scripted-driver.ts';
-import type { SmsDriver } from './sms-drivers/driver.ts';
+import { type CallScript, ScriptedDriver } from '../drivers/voice/scripted.ts';
+import type { SmsDriver } from '../drivers/sms/driver.ts';
 
 let nextSectionId = 1_000_000;
 

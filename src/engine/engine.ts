@@ -13,11 +13,11 @@ import { CampaignStatus, SubscriberStatus } from '../db/schema.ts';
 import { dial } from './call.ts';
 import type { EngineContext } from './context.ts';
 import { claimCalls } from './dialer.ts';
-import { type Call, Q850 } from './drivers/driver.ts';
+import { type Call, Q850 } from '../drivers/voice/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
 import { beat, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
-import { spoolNewContacts } from './spool.ts';
+import { spoolNewContacts } from '../campaign/spool.ts';
 import { SmsEngine } from './sms.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {

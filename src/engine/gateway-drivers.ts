@@ -4,10 +4,10 @@
  * what it has in flight until close(); new calls and messages use the new one.
  */
 import type { gateways, smsGateways } from '../db/schema.ts';
-import type { DriverContext, TelephonyDriver } from './drivers/driver.ts';
-import { createDriver } from './drivers/index.ts';
-import type { SmsDriver, SmsDriverContext } from './sms-drivers/driver.ts';
-import { createSmsDriver } from './sms-drivers/index.ts';
+import type { DriverContext, TelephonyDriver } from '../drivers/voice/driver.ts';
+import { createDriver } from '../drivers/voice/index.ts';
+import type { SmsDriver, SmsDriverContext } from '../drivers/sms/driver.ts';
+import { createSmsDriver } from '../drivers/sms/index.ts';
 
 type GatewayRow = typeof gateways.$inferSelect;
 type SmsGatewayRow = typeof smsGateways.$inferSelect;

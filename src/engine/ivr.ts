@@ -7,8 +7,8 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { queryRows } from '../db/database.ts';
 import { SectionType } from '../db/schema.ts';
-import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../resources/survey-template/survey.flow.ts';
-import type { Call, Hangup } from './drivers/driver.ts';
+import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../campaign/survey-flow.ts';
+import type { Call, Hangup } from '../drivers/voice/driver.ts';
 
 export interface SectionResult {
   section_id: number;

@@ -11,7 +11,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { AmdStatus, CallRequestStatus, CampaignStatus, LegType, SubscriberStatus } from '../db/schema.ts';
-import type { AmdResult, Hangup } from './drivers/driver.ts';
+import type { AmdResult, Hangup } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */

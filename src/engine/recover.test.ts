@@ -5,7 +5,7 @@ import { type Database, openDatabase, queryRows } from '../db/database.ts';
 import { callrequests, campaignPhonebooks, contacts, phonebooks, subscribers } from '../db/schema.ts';
 import { dbLabel, onPostgres, testDatabase } from '../../test/helpers.ts';
 import { makeEngine, pass, scenario } from './engine.fixtures.ts';
-import { ScriptedDriver } from './scripted-driver.ts';
+import { ScriptedDriver } from '../drivers/voice/scripted.ts';
 
 const database = await testDatabase();
 const db = database.db;

@@ -3,10 +3,10 @@ import { test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { CampaignStatus, campaigns, smsCampaigns } from '../db/schema.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
-import type { ManualClock } from './clock.ts';
+import type { ManualClock } from '../clock.ts';
 import { Engine } from './engine.ts';
 import { scenario } from './engine.fixtures.ts';
-import type { ScriptedDriver } from './scripted-driver.ts';
+import type { ScriptedDriver } from '../drivers/voice/scripted.ts';
 import { ScriptedSmsDriver, smsScenario } from './sms.fixtures.ts';
 
 const database = await testDatabase();

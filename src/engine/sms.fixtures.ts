@@ -9,11 +9,11 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { CampaignStatus, smsCampaigns, smsGateways, smsSubscribers } from '../db/schema.ts';
 import { type TestUser, makeUser, unique } from '../../test/factories.ts';
-import { ManualClock } from './clock.ts';
+import { ManualClock } from '../clock.ts';
 import { Engine } from './engine.ts';
-import type { SmsDriver, SmsEvents, SmsSubmit, SubmitResult } from './sms-drivers/driver.ts';
-import { createSmsDriver } from './sms-drivers/index.ts';
-import { smsEvents } from './sms-events.ts';
+import type { SmsDriver, SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
+import { createSmsDriver } from '../drivers/sms/index.ts';
+import { smsEvents } from '../campaign/sms-events.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: (m: string) => console.error(m) };
 

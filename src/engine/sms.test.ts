@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { asc, eq, sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
 import { CampaignStatus, contacts, dncContacts, dncLists, smsCampaigns, smsMessages, smsSubscribers, users } from '../db/schema.ts';
-import { isDoNotCall } from '../resources/dnc-contact/dnc.check.ts';
+import { isDoNotCall } from '../campaign/dnc.ts';
 import { makePhonebook } from '../resources/campaigns/campaign.fixtures.ts';
 import { makeUser } from '../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../test/helpers.ts';

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
-import { smsSpool, spoolNewContacts } from './spool.ts';
+import { smsSpool, spoolNewContacts } from '../campaign/spool.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './sms/claim.ts';
 import { CampaignReport, smsKind } from './report.ts';
 import { recordResults, recoverSmsOrphans, type SendResult } from './sms/record.ts';

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { listTokensByPrefix, type UserRow } from '../resources/users/users.repository.ts';
+import { listTokensByPrefix, type UserRow } from '../users/users.repository.ts';
 import { unauthorized } from './errors.ts';
 import { LoginThrottle, type ThrottleOptions } from './login-throttle.ts';
 import { verifySecret } from './passwords.ts';

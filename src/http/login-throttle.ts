@@ -27,7 +27,7 @@ import {
   listLoginFailures,
   recordLoginFailure,
   type Retention,
-} from '../resources/users/login-failures.repository.ts';
+} from '../users/login-failures.repository.ts';
 import { tooManyRequests } from './errors.ts';
 import { BoundedMap } from './bounded-map.ts';
 

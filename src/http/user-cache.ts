@@ -18,7 +18,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db } from '../db/database.ts';
-import { findUser, findUserByUsername, type UserRow } from '../resources/users/users.repository.ts';
+import { findUser, findUserByUsername, type UserRow } from '../users/users.repository.ts';
 
 export const USERS_CHANNEL = 'users_changed';
 

@@ -9,7 +9,7 @@ import { after } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../src/db/database.ts';
 import { SubscriberStatus } from '../../src/db/schema.ts';
-import { systemClock } from '../../src/engine/clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { type Scenario, scenario } from '../../src/engine/engine.fixtures.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { gatewayDrivers } from '../../src/engine/gateway-drivers.ts';

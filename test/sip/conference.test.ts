@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/database.ts';
 import { CallRequestStatus, LegType, queues, SectionType, SubscriberStatus, sectionTemplates, surveyTemplates } from '../../src/db/schema.ts';
-import { loadFlow, type SurveyFlow } from '../../src/resources/survey-template/survey.flow.ts';
+import { loadFlow, type SurveyFlow } from '../../src/campaign/survey-flow.ts';
 import { makeUser, unique } from '../factories.ts';
 import { dbLabel } from '../helpers.ts';
 import { runSipCampaign, sipTestFile } from './campaign.ts';

@@ -10,7 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../db/database.ts';
 import { smsGateways } from '../../db/schema.ts';
 import type { EngineContext } from '../context.ts';
-import { smsParts } from '../sms-drivers/encoding.ts';
+import { smsParts } from '../../drivers/sms/encoding.ts';
 import { recordResults } from './record.ts';
 import { renderSms } from './render.ts';
 

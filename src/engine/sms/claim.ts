@@ -9,13 +9,13 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, smsCampaigns, smsGateways, smsSubscribers, SmsSubscriberStatus } from '../../db/schema.ts';
-import { doNotCallSql } from '../../resources/dnc-contact/dnc.check.ts';
-import { UNPACED_FREQUENCY } from '../../resources/sms-campaigns/sms-campaigns.schema.ts';
+import { doNotCallSql } from '../../campaign/dnc.ts';
+import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
 import type { EngineContext } from '../context.ts';
 import { noteState, paceSlots } from '../dialer.ts';
-import { smsParts } from '../sms-drivers/encoding.ts';
+import { smsParts } from '../../drivers/sms/encoding.ts';
 import { ownerBlock } from '../owner.ts';
-import { windowBlock } from '../window.ts';
+import { windowBlock } from '../../campaign/window.ts';
 import { renderSms } from './render.ts';
 
 export type SmsCampaignRow = typeof smsCampaigns.$inferSelect;

@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
-import type { SubmitResult } from '../sms-drivers/driver.ts';
+import type { SubmitResult } from '../../drivers/sms/driver.ts';
 import type { EngineContext } from '../context.ts';
 
 export const smsRestartError = 'ENGINE_RESTART';

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { recordUrl } from '../../http/links.ts';
 import { decimalNumber, isoTime } from '../../http/present.ts';
-import type { UserRow } from '../users/users.repository.ts';
+import type { UserRow } from '../../users/users.repository.ts';
 import type { AccountRecord } from './accounts.schema.ts';
 
 /** An account as admins see it; never its password hash. */

@@ -16,7 +16,7 @@ import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { presentQueue } from '../queue/queue.present.ts';
 import { findQueue, insertQueue } from '../queue/queue.repository.ts';
 import { QueueRecord } from '../queue/queue.schema.ts';
-import { countUsers, findUser, listUsers } from '../users/users.repository.ts';
+import { countUsers, findUser, listUsers } from '../../users/users.repository.ts';
 import { AccountError, changeAccount, createUser, type UserInput } from '../users/users.service.ts';
 import { presentAccount } from './accounts.present.ts';
 import { AccountRecord, accountFields, accountQueueFields } from './accounts.schema.ts';

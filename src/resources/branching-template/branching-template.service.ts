@@ -5,7 +5,7 @@
 import { SectionType } from '../../db/schema.ts';
 import type { Db } from '../../db/database.ts';
 import { invalid } from '../../http/errors.ts';
-import { BranchKey } from '../survey-template/survey.flow.ts';
+import { BranchKey } from '../../campaign/survey-flow.ts';
 import { sectionInfo, siblingKeys } from './branching-template.repository.ts';
 
 const SPECIAL: readonly string[] = [BranchKey.Any, BranchKey.Invalid, BranchKey.Timeout];

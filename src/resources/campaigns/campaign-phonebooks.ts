@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import type { SpoolTarget } from '../../engine/spool.ts';
+import type { SpoolTarget } from '../../campaign/spool.ts';
 
 /** One SQL parameter holding a list of ids. */
 const idArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import type { WindowFields } from '../../engine/window.ts';
+import type { WindowFields } from '../../campaign/window.ts';
 import { linker } from '../../http/links.ts';
 import { decimalString, isoTime } from '../../http/present.ts';
 import { type CampaignRow, gatewayStatuses, phonebooksOf, totalsOf } from './campaign.repository.ts';

@@ -4,7 +4,7 @@ import { type Db, queryRows } from '../../db/database.ts';
 import { campaigns, gateways } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedBy } from '../../http/scope.ts';
-import { voiceSpool } from '../../engine/spool.ts';
+import { voiceSpool } from '../../campaign/spool.ts';
 import { linkedPhonebooks, linkPhonebooks, setLinkedPhonebooks } from './campaign-phonebooks.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;

@@ -5,8 +5,7 @@ import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { CampaignStatus } from '../../db/schema.ts';
-import type { Db } from '../../db/database.ts';
-import { spoolPhonebooks } from '../../engine/spool.ts';
+import { spoolPhonebooks } from '../../campaign/spool.ts';
 import { presentCampaigns } from './campaign.present.ts';
 import {
   addPhonebooks,
@@ -68,17 +67,17 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       checkDateOrder(columns);
       const userId = values.user ?? request.user.id;
       const row = await db.transaction(async (tx) => {
-        if (await nameTaken(tx as Db, userId, values.name as string)) throw nameTakenError();
-        const created = await insertCampaign(tx as Db, {
+        if (await nameTaken(tx, userId, values.name as string)) throw nameTakenError();
+        const created = await insertCampaign(tx, {
           ...columns,
           name: values.name as string,
           user_id: userId,
-          campaign_code: await newCampaignCode(tx as Db),
+          campaign_code: await newCampaignCode(tx),
           status: status === CampaignStatus.Pause ? CampaignStatus.Pause : CampaignStatus.New,
         });
-        await addPhonebooks(tx as Db, created.id, values.phonebook ?? []);
+        await addPhonebooks(tx, created.id, values.phonebook ?? []);
         if (status !== CampaignStatus.Start) return created;
-        return changeStatus(tx as Db, created, CampaignStatus.Start, options);
+        return changeStatus(tx, created, CampaignStatus.Start, options);
       });
       if (row.status === CampaignStatus.Start) engine?.wake();
       const [json] = await present(request, [row]);
@@ -95,8 +94,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       const id = recordId(request);
       if (!(await findCampaign(db, request.user, id))) throw notFound();
       const values = await parseBody(fields, request.body, fieldContext(db, request), { partial: true });
-      const row = await db.transaction(async (tx) => {
-        const t = tx as Db;
+      const row = await db.transaction(async (t) => {
         const current = await lockCampaign(t, request.user, id);
         if (!current) throw notFound();
         const columns = campaignColumns(values);

@@ -6,9 +6,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { campaignPhonebooks, CampaignStatus, gateways, subscribers, SubscriberStatus } from '../../db/schema.ts';
-import { spoolCampaign, type SpoolOptions } from '../../engine/spool.ts';
+import { spoolCampaign, type SpoolOptions } from '../../campaign/spool.ts';
 import { invalid } from '../../http/errors.ts';
-import { flowProblems, loadFlow } from '../survey-template/survey.flow.ts';
+import { flowProblems, loadFlow } from '../../campaign/survey-flow.ts';
 import { type CampaignRow, updateCampaign } from './campaign.repository.ts';
 import { transitionProblem } from './campaign.state.ts';
 

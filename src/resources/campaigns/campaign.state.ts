@@ -4,7 +4,7 @@
  * and the status transitions of contract §5, shared with SMS campaigns.
  */
 import { CampaignStatus, SubscriberStatus } from '../../db/schema.ts';
-import { enabledWeekdays, insideDailyWindow, localTime, type WindowFields } from '../../engine/window.ts';
+import { enabledWeekdays, insideDailyWindow, localTime, type WindowFields } from '../../campaign/window.ts';
 import { decimalString } from '../../http/present.ts';
 import type { CampaignTotals } from './campaign.repository.ts';
 

@@ -1,7 +1,7 @@
 /** `campaign-dialer gateway create`: gateways are made by admins, here or through the API. */
 import type { Command } from 'commander';
 import { cliOperator, jsonOption, oneLineError, print, withDatabase } from '../../cli-support.ts';
-import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../engine/drivers/index.ts';
+import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../drivers/voice/index.ts';
 import { invalid } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
 import { gatewayFields } from './gateway.schema.ts';

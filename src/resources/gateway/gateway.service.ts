@@ -3,7 +3,7 @@
  * settings must suit it (contract §7), names are unique, and secrets are write-only.
  */
 import type { Db } from '../../db/database.ts';
-import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../engine/drivers/index.ts';
+import { DEFAULT_DRIVER, driverNames, validateDriverSettings } from '../../drivers/voice/index.ts';
 import { type FieldErrors, invalid } from '../../http/errors.ts';
 import type { Parsed } from '../../http/fields.ts';
 import { findGatewayByName, type GatewayRow, type GatewayValues, insertGateway, updateGateway } from './gateway.repository.ts';

@@ -1,7 +1,7 @@
 /** Payments (contract §3): the payment and the balance it raises are written together. */
 import type { Db } from '../../db/database.ts';
 import { userChanged } from '../../http/user-cache.ts';
-import { addToBalance } from '../users/users.repository.ts';
+import { addToBalance } from '../../users/users.repository.ts';
 import { insertPayment, type PaymentRow } from './payment.repository.ts';
 
 export async function recordPayment(

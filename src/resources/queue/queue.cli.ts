@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CliError, print, withDatabase } from '../../cli-support.ts';
 import { QueueStrategy } from '../../db/schema.ts';
-import { findUserByUsername } from '../users/users.repository.ts';
+import { findUserByUsername } from '../../users/users.repository.ts';
 import { insertQueue } from './queue.repository.ts';
 
 const strategies: readonly number[] = Object.values(QueueStrategy);

@@ -5,7 +5,7 @@ import { type Db, queryRows } from '../../db/database.ts';
 import { smsCampaigns, smsGateways } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedBy } from '../../http/scope.ts';
-import { smsSpool } from '../../engine/spool.ts';
+import { smsSpool } from '../../campaign/spool.ts';
 import { linkedPhonebooks, linkPhonebooks, setLinkedPhonebooks } from '../campaigns/campaign-phonebooks.ts';
 
 export type SmsCampaignRow = typeof smsCampaigns.$inferSelect;

@@ -5,8 +5,7 @@ import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { CampaignStatus } from '../../db/schema.ts';
-import type { Db } from '../../db/database.ts';
-import { smsSpool, spoolPhonebooks } from '../../engine/spool.ts';
+import { smsSpool, spoolPhonebooks } from '../../campaign/spool.ts';
 import { checkDateOrder } from '../campaigns/campaign.dates.ts';
 import { withDateDefaults } from '../campaigns/campaign.values.ts';
 import { presentSmsCampaigns } from './sms-campaigns.present.ts';
@@ -67,8 +66,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       const columns = withDateDefaults(smsCampaignColumns(values), new Date());
       checkDateOrder(columns);
       const userId = values.user ?? request.user.id;
-      const row = await db.transaction(async (tx) => {
-        const t = tx as Db;
+      const row = await db.transaction(async (t) => {
         if (await smsNameTaken(t, userId, values.name as string)) throw nameTakenError();
         const created = await insertSmsCampaign(t, {
           ...columns,
@@ -96,8 +94,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       const id = recordId(request);
       if (!(await findSmsCampaign(db, request.user, id))) throw notFound();
       const values = await parseBody(fields, request.body, fieldContext(db, request), { partial: true });
-      const row = await db.transaction(async (tx) => {
-        const t = tx as Db;
+      const row = await db.transaction(async (t) => {
         const current = await lockSmsCampaign(t, request.user, id);
         if (!current) throw notFound();
         const columns = smsCampaignColumns(values);

@@ -4,13 +4,11 @@
  * the server keeps and computes: `progress`, `dialing_state`).
  */
 import { Type } from '@sinclair/typebox';
+import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
 import { CampaignStatus, phonebooks } from '../../db/schema.ts';
 import { boolean, choice, integer, link, linkList, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
 import { anySmsGateway, campaignDate, ownedRow, WindowRecord, windowFields } from '../campaigns/campaign.schema.ts';
-
-/** A frequency this high (messages per minute) means "no pace limit": send as fast as the engine can. */
-export const UNPACED_FREQUENCY = 1_000_000;
 
 const count = (min: number) => integer({ min, max: UNPACED_FREQUENCY });
 

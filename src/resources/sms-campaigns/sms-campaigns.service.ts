@@ -7,7 +7,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { CampaignStatus, smsCampaignPhonebooks, smsGateways, smsSubscribers, SmsSubscriberStatus } from '../../db/schema.ts';
-import { smsSpool, spoolCampaign } from '../../engine/spool.ts';
+import { smsSpool, spoolCampaign } from '../../campaign/spool.ts';
 import { invalid } from '../../http/errors.ts';
 import type { Parsed } from '../../http/fields.ts';
 import { transitionProblem } from '../campaigns/campaign.state.ts';

@@ -1,7 +1,7 @@
 /** `campaign-dialer sms-gateway create`: SMS gateways are made by admins, here or through the API. */
 import type { Command } from 'commander';
 import { cliOperator, jsonOption, oneLineError, print, withDatabase } from '../../cli-support.ts';
-import { DEFAULT_SMS_DRIVER, smsDriverNames, validateSmsDriverSettings } from '../../engine/sms-drivers/index.ts';
+import { DEFAULT_SMS_DRIVER, smsDriverNames, validateSmsDriverSettings } from '../../drivers/sms/index.ts';
 import { invalid } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
 import { smsGatewayFields } from './sms-gateway.schema.ts';

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { callbackUrls } from '../../engine/sms-drivers/kannel.ts';
+import { callbackUrls } from '../../drivers/sms/kannel.ts';
 import { baseUrl, recordUrl } from '../../http/links.ts';
 import { isoTime } from '../../http/present.ts';
 import { maskSecrets } from '../gateway/gateway.secrets.ts';

@@ -9,8 +9,8 @@
  */
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { smsEvents } from '../../engine/sms-events.ts';
-import { kannelReportStatus } from '../../engine/sms-drivers/kannel.ts';
+import { smsEvents } from '../../campaign/sms-events.ts';
+import { kannelReportStatus } from '../../drivers/sms/kannel.ts';
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';

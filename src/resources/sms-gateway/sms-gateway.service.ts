@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.ts';
-import { DEFAULT_SMS_DRIVER, smsDriverNames, validateSmsDriverSettings } from '../../engine/sms-drivers/index.ts';
+import { DEFAULT_SMS_DRIVER, smsDriverNames, validateSmsDriverSettings } from '../../drivers/sms/index.ts';
 import { type FieldErrors, invalid } from '../../http/errors.ts';
 import type { Parsed } from '../../http/fields.ts';
 import { restoreSecrets } from '../gateway/gateway.secrets.ts';

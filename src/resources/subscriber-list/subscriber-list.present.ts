@@ -4,7 +4,7 @@ import { linker } from '../../http/links.ts';
 import { decimalString, isoTime } from '../../http/present.ts';
 import type { SubscriberRow } from './subscriber-list.repository.ts';
 import type { SubscriberRecord } from './subscriber-list.schema.ts';
-import { gmtOffsetOf } from './subscriber-timezone.ts';
+import { gmtOffsetOf } from '../../campaign/timezone.ts';
 
 /** Row → JSON; `gmt_offset` and `tz_code` are always strings (contract §8). */
 export function presentSubscriber(request: FastifyRequest, row: SubscriberRow, timeZone: string): Static<typeof SubscriberRecord> {

@@ -28,7 +28,7 @@ import {
   visibleSubscribers,
 } from './subscriber-list.repository.ts';
 import { SubscriberRecord, subscriberFields } from './subscriber-list.schema.ts';
-import { gmtOffsetOf, zoneOfNumber } from './subscriber-timezone.ts';
+import { gmtOffsetOf, zoneOfNumber } from '../../campaign/timezone.ts';
 
 const tags = ['subscriber-list'];
 const BATCH = 1000;
@@ -99,8 +99,8 @@ function routes(api: Api, { database, config }: AppDeps) {
       if (!number) throw invalid({ duplicate_contact: ['This field is required when no contact is given.'] });
       const campaignId = values.campaign as number;
       const row = await db.transaction(async (tx) => {
-        if (await subscriberExists(tx as Db, campaignId, number)) throw duplicateError();
-        return insertSubscriber(tx as Db, {
+        if (await subscriberExists(tx, campaignId, number)) throw duplicateError();
+        return insertSubscriber(tx, {
           campaign_id: campaignId,
           contact_id: contact?.id ?? null,
           duplicate_contact: number,

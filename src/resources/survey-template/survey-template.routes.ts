@@ -15,7 +15,7 @@ import {
   visibleSurveyTemplates,
 } from './survey-template.repository.ts';
 import { SurveyFlowRecord, SurveyTemplateRecord, surveyTemplateFields } from './survey-template.schema.ts';
-import { flowProblems, loadFlow } from './survey.flow.ts';
+import { flowProblems, loadFlow } from '../../campaign/survey-flow.ts';
 
 const tags = ['survey-template'];
 

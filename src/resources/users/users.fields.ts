@@ -1,6 +1,6 @@
 /** The `user` field of create requests, shared by every owned resource (contract §3, §8). */
 import { type Field, link } from '../../http/fields.ts';
-import { findUser } from './users.repository.ts';
+import { findUser } from '../../users/users.repository.ts';
 
 /**
  * A link to a user: an admin may name anyone; anyone else only themself ("Object does not

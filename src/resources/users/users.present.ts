@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { recordUrl } from '../../http/links.ts';
 import { decimalNumber } from '../../http/present.ts';
-import type { UserRow } from './users.repository.ts';
+import type { UserRow } from '../../users/users.repository.ts';
 import type { UserRecord } from './users.schema.ts';
 
 export function presentUser(request: FastifyRequest, row: UserRow): Static<typeof UserRecord> {

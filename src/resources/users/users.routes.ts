@@ -5,7 +5,7 @@ import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { ownedBy } from '../../http/scope.ts';
 import { users } from '../../db/schema.ts';
 import { presentUser } from './users.present.ts';
-import { countUsers, listUsers } from './users.repository.ts';
+import { countUsers, listUsers } from '../../users/users.repository.ts';
 import { UserRecord } from './users.schema.ts';
 
 function routes(api: Api, { database }: AppDeps) {

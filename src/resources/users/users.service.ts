@@ -16,7 +16,7 @@ import {
   type TokenRow,
   updateUser,
   type UserRow,
-} from './users.repository.ts';
+} from '../../users/users.repository.ts';
 
 export interface UserInput {
   username?: string;

@@ -4,7 +4,7 @@
  * (the SIP driver has its own, real signalling); the far end sending the keys is sipp.
  */
 import dgram from 'node:dgram';
-import type { RtpEndpoint } from '../../../src/engine/drivers/sip/media/index.ts';
+import type { RtpEndpoint } from '../../../src/drivers/voice/sip/media/index.ts';
 
 /** Sends the INVITE, ACKs the 200; resolves with the media address sipp answered. */
 export async function answeredBySipp(sipPort: number, ourMedia: RtpEndpoint): Promise<{ remote: RtpEndpoint; close(): void }> {

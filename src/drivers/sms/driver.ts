@@ -6,7 +6,7 @@
  * (Kannel's dlr-url and MO URL), and both paths end in the same `SmsEvents` functions.
  * Each real driver lives next to its fake (simulator.ts).
  */
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 export interface SmsSubmit {
   /** Our sms_messages.id (Kannel and HTTP drivers put it in the report URL). */
@@ -43,7 +43,7 @@ export interface InboundMessage {
   at: Date;
 }
 
-/** Where drivers hand what the gateway tells them (implemented in src/engine/sms-events.ts). */
+/** Where drivers hand what the gateway tells them (implemented in src/campaign/sms-events.ts). */
 export interface SmsEvents {
   report(gatewayId: number, report: DeliveryReport): Promise<void>;
   inbound(gatewayId: number, message: InboundMessage): Promise<void>;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { ManualClock } from '../clock.ts';
+import { ManualClock } from '../../clock.ts';
 import type { DeliveryReport, SmsEvents } from './driver.ts';
 import { HttpSmsDriver } from './http.ts';
 import { createSmsDriver, validateSmsDriverSettings } from './index.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ManualClock, systemClock } from '../clock.ts';
+import { ManualClock, systemClock } from '../../clock.ts';
 import { Q850, type Call, type OriginateRequest } from './driver.ts';
 import { createDriver, validateDriverSettings } from './index.ts';
 import { SimulatorDriver, simulatorSettings } from './simulator.ts';

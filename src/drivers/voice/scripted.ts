@@ -3,8 +3,8 @@
  * deterministic carrier (the simulator, drivers/simulator.ts, is the random one). It records
  * what the engine asked of each call so tests can assert on it.
  */
-import type { Clock } from './clock.ts';
-import type { AmdResult, AnswerOutcome, Call, Hangup, OriginateRequest, TelephonyDriver } from './drivers/driver.ts';
+import type { Clock } from '../../clock.ts';
+import type { AmdResult, AnswerOutcome, Call, Hangup, OriginateRequest, TelephonyDriver } from './driver.ts';
 
 export interface CallScript {
   /** Not answered with this Q.850 cause (17 busy, 19 no answer …); absent = answered. */

@@ -3,7 +3,7 @@
  * checked when the gateway is written and again when the driver is built. `password` is
  * write-only like every driver secret (gateway.secrets.ts masks any key holding "password").
  */
-import { type Check, checks, checkSettings, type SettingsResult } from '../../sms-drivers/settings.ts';
+import { type Check, checks, checkSettings, type SettingsResult } from '../../sms/settings.ts';
 
 export const Codec = { PCMU: 0, PCMA: 8 } as const;
 export type CodecName = keyof typeof Codec;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { audioFiles, branchingTemplates, queues, SectionType, sectionTemplates, surveyTemplates } from '../../db/schema.ts';
-import { flowSectionDefaults, makeUser, unique } from '../../../test/factories.ts';
-import { dbLabel, testDatabase } from '../../../test/helpers.ts';
-import { type FlowBranch, type FlowSection, firstSection, flowProblems, loadFlow, nextSection, type SurveyFlow } from './survey.flow.ts';
+import { audioFiles, branchingTemplates, queues, SectionType, sectionTemplates, surveyTemplates } from '../db/schema.ts';
+import { flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
+import { dbLabel, testDatabase } from '../../test/helpers.ts';
+import { type FlowBranch, type FlowSection, firstSection, flowProblems, loadFlow, nextSection, type SurveyFlow } from './survey-flow.ts';
 
 let nextBranchId = 1000;
 

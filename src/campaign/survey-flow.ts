@@ -20,8 +20,8 @@
  */
 import { asc, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/database.ts';
-import { audioFiles, branchingTemplates, queues, SectionType, sectionTemplates, surveyTemplates } from '../../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import { audioFiles, branchingTemplates, queues, SectionType, sectionTemplates, surveyTemplates } from '../db/schema.ts';
 
 export interface FlowBranch {
   id: number;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeUser, unique } from '../../../test/factories.ts';
-import { dbLabel, testDatabase } from '../../../test/helpers.ts';
-import { dncContacts, dncLists } from '../../db/schema.ts';
+import { makeUser, unique } from '../../test/factories.ts';
+import { dbLabel, testDatabase } from '../../test/helpers.ts';
+import { dncContacts, dncLists } from '../db/schema.ts';
 import { sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/database.ts';
-import { doNotCallSql, isDoNotCall } from './dnc.check.ts';
+import { queryRows } from '../db/database.ts';
+import { doNotCallSql, isDoNotCall } from './dnc.ts';
 
 const database = await testDatabase();
 const { db } = database;
@@ -58,7 +58,7 @@ describe(`isDoNotCall (${dbLabel})`, () => {
       await tx.execute(sql`set local enable_hashjoin = off`);
       await tx.execute(sql`set local enable_mergejoin = off`);
       const rows = await queryRows<Record<string, string>>(
-        tx as Db,
+        tx,
         sql`explain select s.id from subscribers s where s.campaign_id = 0 and ${doNotCallSql(sql`s.duplicate_contact`, owner.id, null)}`,
       );
       return rows.map((r) => Object.values(r)[0]).join('\n');

@@ -7,11 +7,11 @@ import { test } from 'node:test';
 import { asc, eq } from 'drizzle-orm';
 import { smsMessages } from '../db/schema.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
-import { claimMessages } from './sms/claim.ts';
-import { recordResults } from './sms/record.ts';
+import { claimMessages } from '../engine/sms/claim.ts';
+import { recordResults } from '../engine/sms/record.ts';
 import type { SmsEventsOptions } from './sms-events.ts';
 import { smsEvents } from './sms-events.ts';
-import { ScriptedSmsDriver, smsPass, smsScenario } from './sms.fixtures.ts';
+import { ScriptedSmsDriver, smsPass, smsScenario } from '../engine/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;

@@ -8,7 +8,7 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { CampaignStatus, ContactStatus } from '../db/schema.ts';
-import { zoneOfNumber } from '../resources/subscriber-list/subscriber-timezone.ts';
+import { zoneOfNumber } from './timezone.ts';
 
 /** The tables of one kind of campaign: voice (the default) or SMS share every spool rule. */
 export interface SpoolTarget {
@@ -103,14 +103,14 @@ async function insertSubscribers(
   const source = sql`from contacts c
           where c.id > ${after} and c.id <= ${upTo} and c.status = ${ContactStatus.Active} and c.phonebook_id in (${books})`;
   return db.transaction(async (tx) => {
-    const campaign = await queryRows(tx as Db, sql`select id from ${t.campaigns} where id = ${campaignId} for no key update`);
+    const campaign = await queryRows(tx, sql`select id from ${t.campaigns} where id = ${campaignId} for no key update`);
     if (campaign.length === 0) return 0;
     // The sort that keeps one subscriber per number fits in memory (a million numbers: ~100 MB
     // for this transaction only) instead of spilling to disk.
     await tx.execute(sql`set local work_mem = '256MB'`);
-    const zones = await zonesOfPhonebooks(tx as Db, books, timeZone);
+    const zones = await zonesOfPhonebooks(tx, books, timeZone);
     const [row] = await queryRows<{ n: number }>(
-      tx as Db,
+      tx,
       // One subscriber per number: DISTINCT ON keeps a number's first contact (numbers sort
       // bytewise, collation "C"), NOT EXISTS skips numbers the campaign already has. Subscribers
       // are written in contact order, the order they are dialled in (by subscriber id).

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import smpp, { type Pdu, type Session } from 'smpp';
-import { systemClock } from '../clock.ts';
+import { systemClock } from '../../clock.ts';
 import type { DeliveryReport, InboundMessage, SmsEvents } from './driver.ts';
 import { SmppDriver } from './smpp.ts';
 

@@ -3,7 +3,7 @@
  * defaults, checked when the gateway is written and again when the driver is built. The checks
  * are the SMS drivers' (one style of message for every gateway resource).
  */
-import { type Check, checks, checkSettings, type SettingsResult } from '../sms-drivers/settings.ts';
+import { type Check, checks, checkSettings, type SettingsResult } from '../sms/settings.ts';
 
 export interface FreeswitchSettings {
   /** Event Socket address (mod_event_socket's listen-ip / listen-port). */

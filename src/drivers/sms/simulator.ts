@@ -5,7 +5,7 @@
  * the way, the message stays 'sent'). The draw is seeded by (seed, message id), so a message's
  * fate depends on neither the order nor the number of messages.
  */
-import { streamFor } from '../drivers/random.ts';
+import { streamFor } from '../voice/random.ts';
 import type { SmsDriver, SmsDriverContext, SmsSubmit, SubmitResult } from './driver.ts';
 import { checks, checkSettings, type SettingsResult } from './settings.ts';
 

@@ -4,7 +4,7 @@
  * durations), and carries out the IVR's commands on an answered call. Each real driver lives
  * next to its fake (simulator.ts).
  */
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Q.850 causes the engine reads (contract §4 dispositions). */
 export const Q850 = {

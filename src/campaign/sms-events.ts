@@ -25,7 +25,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { normalizePhone, phoneDigits } from '../http/phone.ts';
-import type { DeliveryReport, InboundMessage, SmsEvents } from './sms-drivers/driver.ts';
+import type { DeliveryReport, InboundMessage, SmsEvents } from '../drivers/sms/driver.ts';
 
 export const OPT_OUT_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
 export const OPT_OUT_LIST_NAME = 'SMS opt-out';
@@ -225,7 +225,7 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
     const digits = phoneDigits(from);
     if (!word || !digits) return;
     const [owner] = await queryRows<{ user_id: number }>(
-      tx as Db,
+      tx,
       sql`select m.user_id from sms_messages m where m.sms_gateway_id = ${gatewayId} and m.recipient_number in (${digits}, ${`+${digits}`})
           order by m.id desc limit 1`,
     );
@@ -233,7 +233,7 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
       log.warn(`SMS opt-out from ${from} on gateway ${gatewayId}: no campaign messaged that number there; kept in sms_inbound only`);
       return;
     }
-    const list = await optOutList(tx as Db, owner.user_id);
+    const list = await optOutList(tx, owner.user_id);
     await tx.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
       select ${list}, ${from} where not exists (select 1 from dnc_contacts where dnc_id = ${list} and digits = ${digits})`);
     log.info(`SMS opt-out (${word}) from ${from}: added to DNC list ${list} of user ${owner.user_id}`);

@@ -6,7 +6,7 @@
  * clock, so tests drive a call with a ManualClock. Durations are simulated seconds
  * (`time_scale` simulated seconds pass per clock second).
  */
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../../clock.ts';
 import { causeName } from './causes.ts';
 import {
   Q850,

@@ -1,7 +1,7 @@
 /** SQL for users and their API tokens. Functions take the database (or a transaction) first. */
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database.ts';
-import { apiTokens, users } from '../../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import { apiTokens, users } from '../db/schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;

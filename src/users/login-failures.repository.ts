@@ -4,7 +4,7 @@
  * counts are in src/http/login-throttle.ts. Times are given by the caller (its clock), in ms.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/database.ts';
+import { type Db, queryRows } from '../db/database.ts';
 
 /** The address of a username's counter across every address. */
 export const ANY_ADDRESS = '';

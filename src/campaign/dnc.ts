@@ -8,8 +8,8 @@
  * comparison the one the digits index answers (without it PostgreSQL reads the whole list).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/database.ts';
-import { phoneDigits } from '../../http/phone.ts';
+import { type Db, queryRows } from '../db/database.ts';
+import { phoneDigits } from '../http/phone.ts';
 
 /** SQL condition: `number` (an SQL text expression) is barred for a campaign of `ownerId`. */
 export function doNotCallSql(number: SQL, ownerId: number, dncId: number | null): SQL {

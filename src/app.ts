@@ -13,6 +13,7 @@ import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
 import { AppError, clientErrorHandler, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
 import { boundaryError } from './http/multipart.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { nulError } from './http/null-characters.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
 import { RequestLogAtDebug } from './http/request-log.ts';
@@ -160,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (request.routeOptions.config.public) return; // authenticated by the route (SMS gateway callbacks)
         request.user = await authenticator.authenticate(deps.database.db, request);
       });
+      registerIdempotency(api, deps.database.db);
       const offered = new Map<string, Set<string>>();
       api.addHook('onRoute', (route) => {
         const methods = Array.isArray(route.method) ? route.method : [route.method];

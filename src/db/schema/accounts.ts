@@ -1,4 +1,4 @@
-/** Users, their API tokens, payments (contract §3) and failed logins. */
+/** Users, their API tokens, payments (contract §3), failed logins and idempotency keys. */
 import { boolean, index, integer, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { createdDate, updatedDate } from './columns.ts';
 
@@ -65,4 +65,24 @@ export const loginFailures = pgTable(
     primaryKey({ name: 'login_failures_pkey', columns: [t.username, t.address] }),
     index('login_failures_expires_idx').on(t.expires_at),
   ],
+);
+
+/** The first answer to a POST sent with an Idempotency-Key, replayed to its retries (src/http/idempotency.ts). */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: varchar('key', { length: 255 }).notNull(),
+    /** What the request was (method, path, body): a retry must be the same request. */
+    fingerprint: text('fingerprint').notNull(),
+    /** The answer's status; null while the first request is still being answered. */
+    status: integer('status'),
+    /** The answer's headers that are replayed (content type, location), as JSON. */
+    headers: text('headers'),
+    body: text('body'),
+    created: timestamp('created', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'idempotency_keys_pkey', columns: [t.user_id, t.key] }), index('idempotency_keys_created_idx').on(t.created)],
 );

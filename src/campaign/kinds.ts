@@ -115,7 +115,7 @@ export const smsKind: CampaignKind<typeof smsCampaigns> = {
 };
 
 /** Every kind: the rules that span them (a phonebook's delete) look at each. */
-export const campaignKinds: readonly CampaignKind[] = [voiceKind, smsKind] as readonly CampaignKind[];
+export const campaignKinds: readonly CampaignKind[] = [voiceKind, smsKind];
 
 /** The status of a gateway of the kind (1 active, 0 inactive), or undefined when it does not exist. */
 export async function gatewayStatus(db: Db, kind: CampaignKind, id: number): Promise<number | undefined> {

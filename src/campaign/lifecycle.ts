@@ -61,7 +61,7 @@ async function startObstacle<T extends CampaignTable>(db: Db, kind: CampaignKind
   if (own) return own;
   const gatewayId = kind.gatewayId(row);
   if (gatewayId === null) return `it has no ${kind.gatewayField}.`;
-  if ((await gatewayStatus(db, kind as CampaignKind, gatewayId)) !== 1) return `its ${kind.gatewayNoun} is inactive.`;
+  if ((await gatewayStatus(db, kind, gatewayId)) !== 1) return `its ${kind.gatewayNoun} is inactive.`;
   return undefined;
 }
 

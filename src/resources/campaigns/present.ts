@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { dialingState, subscriberCounts } from '../../campaign/dialing-state.ts';
-import type { AnyCampaignRow, CampaignKind } from '../../campaign/kinds.ts';
+import type { AnyCampaignRow } from '../../campaign/kinds.ts';
 import { linkedPhonebooks } from '../../campaign/phonebook-links.ts';
 import type { WindowFields } from '../../campaign/window.ts';
 import { linker } from '../../http/links.ts';
@@ -37,7 +37,7 @@ export async function presentCampaigns(
   rows: AnyCampaignRow[],
   { timeZone, now = new Date() }: { timeZone: string; now?: Date },
 ): Promise<Record<string, unknown>[]> {
-  const kind = resource.kind as CampaignKind;
+  const { kind } = resource;
   const ids = rows.map((r) => r.id);
   const gatewayIds = rows.flatMap((r) => kind.gatewayId(r) ?? []);
   const [books, subscribers, activity, gateways] = await Promise.all([

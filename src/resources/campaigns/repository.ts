@@ -22,7 +22,7 @@ export async function findCampaign<T extends CampaignTable>(
   { lock = false } = {},
 ): Promise<CampaignRowOf<T> | undefined> {
   const table = kind.table as CampaignTable;
-  const query = db.select().from(table).where(and(eq(table.id, id), visibleCampaigns(kind as CampaignKind, user)));
+  const query = db.select().from(table).where(and(eq(table.id, id), visibleCampaigns(kind, user)));
   return (await (lock ? query.for('update') : query))[0] as CampaignRowOf<T> | undefined;
 }
 

@@ -22,7 +22,7 @@ import { audioFilesResource } from './resources/audio-files/audio-files.routes.t
 import { bulkResource } from './resources/bulk/bulk.routes.ts';
 import { calleridResource } from './resources/callerid/callerid.routes.ts';
 import { callrequestResource } from './resources/callrequest/callrequest.routes.ts';
-import { campaignsResource } from './resources/campaigns/campaign.routes.ts';
+import { campaignsResource, smsCampaignsResource } from './resources/campaigns/routes.ts';
 import { cdrResource } from './resources/cdr/cdr.routes.ts';
 import { didResource } from './resources/did/did.routes.ts';
 import { subscriberListResource } from './resources/subscriber-list/subscriber-list.routes.ts';
@@ -41,7 +41,6 @@ import { surveyTemplateResource } from './resources/survey-template/survey-templ
 import { usersResource } from './resources/users/users.routes.ts';
 import { accountsResource } from './resources/accounts/accounts.routes.ts';
 import { tokensResource } from './resources/tokens/tokens.routes.ts';
-import { smsCampaignsResource } from './resources/sms-campaigns/sms-campaigns.routes.ts';
 import { smsMessageResource } from './resources/sms-message/sms-message.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { campaigns } from '../../db/schema.ts';
 import { link, phone } from '../../http/fields.ts';
-import { ownedRow } from '../campaigns/campaign.schema.ts';
+import { ownedRow } from '../campaigns/fields.ts';
 import { userLink } from '../users/users.fields.ts';
 
 /** Request fields (contract §8: `did_number` required; `campaign: null` unassigns). */

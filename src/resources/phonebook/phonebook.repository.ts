@@ -1,6 +1,8 @@
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+/** SQL of the phonebook resource: find, list, insert, update, and a delete that unlinks it from campaigns. */
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { CampaignStatus, campaignPhonebooks, campaigns, phonebooks } from '../../db/schema.ts';
+import { phonebooks } from '../../db/schema.ts';
+import { unlinkPhonebook } from '../../campaign/phonebook-links.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedBy } from '../../http/scope.ts';
 
@@ -33,24 +35,11 @@ export async function updatePhonebook(db: Db, id: number, values: Partial<typeof
 }
 
 /**
- * Whether a campaign in START dials this phonebook (its delete is then a 409). The campaigns
- * that use it are locked (for share) so none starts between this check and the delete.
- */
-export async function isDialedByRunningCampaign(db: Db, id: number): Promise<boolean> {
-  const using = db
-    .select({ id: campaignPhonebooks.campaign_id })
-    .from(campaignPhonebooks)
-    .where(eq(campaignPhonebooks.phonebook_id, id));
-  const rows = await db.select({ status: campaigns.status }).from(campaigns).where(inArray(campaigns.id, using)).for('share');
-  return rows.some((row) => row.status === CampaignStatus.Start);
-}
-
-/**
  * Deletes the phonebook; its contacts go with it (on delete cascade). Campaigns that are not
- * running lose it from their phonebooks, as a DRF many-to-many does; run it in a transaction
- * with the isDialedByRunningCampaign check.
+ * running, voice or SMS, lose it from their phonebooks (src/campaign/phonebook-links.ts); run it
+ * in a transaction with the isDialedByRunningCampaign check.
  */
 export async function deletePhonebook(db: Db, id: number): Promise<void> {
-  await db.delete(campaignPhonebooks).where(eq(campaignPhonebooks.phonebook_id, id));
+  await unlinkPhonebook(db, id);
   await db.delete(phonebooks).where(eq(phonebooks.id, id));
 }

@@ -4,13 +4,13 @@ import { conflict, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
+import { isDialedByRunningCampaign } from '../../campaign/phonebook-links.ts';
 import { presentPhonebook } from './phonebook.present.ts';
 import {
   countPhonebooks,
   deletePhonebook,
   findPhonebook,
   insertPhonebook,
-  isDialedByRunningCampaign,
   listPhonebooks,
   updatePhonebook,
   visiblePhonebooks,
@@ -73,7 +73,7 @@ function routes(api: Api, { database }: AppDeps) {
   api.delete('/phonebook/:id/', { schema: { tags } }, async (request, reply) => {
     const id = recordId(request);
     if (!(await findPhonebook(db, request.user, id))) throw notFound();
-    // contract §2: deleting what a running campaign dials is a 409.
+    // contract §2: deleting what a running campaign (voice or SMS) dials is a 409.
     await db.transaction(async (tx) => {
       if (await isDialedByRunningCampaign(tx, id)) {
         throw conflict('This phonebook is dialed by a running campaign; pause or end the campaign first.');

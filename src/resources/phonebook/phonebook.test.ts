@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { CampaignStatus, campaignPhonebooks, campaigns, contacts, phonebooks } from '../../db/schema.ts';
+import { CampaignStatus, campaignPhonebooks, campaigns, contacts, phonebooks, smsCampaignPhonebooks, smsCampaigns } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
 
@@ -26,6 +26,22 @@ async function makeCampaign(ownerId: number, phonebookId: number, status: number
   await db.insert(campaignPhonebooks).values({ campaign_id: row.id, phonebook_id: phonebookId });
   return row.id;
 }
+
+/** The same for an SMS campaign. */
+async function makeSmsCampaign(ownerId: number, phonebookId: number, status: number) {
+  const [row] = await db
+    .insert(smsCampaigns)
+    .values({ name: unique('sms'), sms_campaign_code: unique('s'), user_id: ownerId, status })
+    .returning();
+  await db.insert(smsCampaignPhonebooks).values({ sms_campaign_id: row.id, phonebook_id: phonebookId });
+  return row.id;
+}
+
+/** Each kind of campaign: how to make one that dials a phonebook, and how many phonebooks it has. */
+const kinds = [
+  { kind: 'voice', make: makeCampaign, books: (id: number) => db.$count(campaignPhonebooks, eq(campaignPhonebooks.campaign_id, id)) },
+  { kind: 'SMS', make: makeSmsCampaign, books: (id: number) => db.$count(smsCampaignPhonebooks, eq(smsCampaignPhonebooks.sms_campaign_id, id)) },
+];
 
 describe(`phonebook (${dbLabel})`, () => {
   test('POST creates a phonebook owned by the caller: 201, the record and its Location', async () => {
@@ -123,6 +139,27 @@ describe(`phonebook (${dbLabel})`, () => {
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await db.$count(campaignPhonebooks, eq(campaignPhonebooks.campaign_id, campaignId)), 0);
+  });
+
+  test('DELETE follows one rule for voice and SMS campaigns: 409 while one runs, else 204 and unlinked from those not running', async () => {
+    for (const { kind, make, books } of kinds) {
+      for (const status of [CampaignStatus.New, CampaignStatus.Pause, CampaignStatus.Abort, CampaignStatus.End]) {
+        const pb = await makePhonebook(alice);
+        const campaignId = await make(alice.id, pb.id, status);
+        const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
+        assert.equal(res.statusCode, 204, `${kind} campaign in status ${status}: ${res.body}`);
+        assert.equal(await books(campaignId), 0, `${kind} campaign in status ${status} keeps the link`);
+        assert.equal(await db.$count(phonebooks, eq(phonebooks.id, pb.id)), 0);
+      }
+      const pb = await makePhonebook(alice);
+      const stopped = await make(alice.id, pb.id, CampaignStatus.Pause);
+      const running = await make(alice.id, pb.id, CampaignStatus.Start);
+      const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
+      assert.equal(res.statusCode, 409, `${kind}: ${res.body}`);
+      assert.equal(res.data.detail, 'This phonebook is dialed by a running campaign; pause or end the campaign first.');
+      assert.equal(await db.$count(phonebooks, eq(phonebooks.id, pb.id)), 1);
+      assert.deepEqual([await books(stopped), await books(running)], [1, 1], `${kind}: a refused delete unlinks nothing`);
+    }
   });
 
   test("DELETE of another user's phonebook answers 404 and deletes nothing", async () => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { and, eq } from 'drizzle-orm';
 import { campaigns, contacts, phonebooks, SubscriberStatus } from '../../db/schema.ts';
 import { choice, decimal, type FieldContext, FieldError, jsonObject, link, phone, text } from '../../http/fields.ts';
-import { ownedRow } from '../campaigns/campaign.schema.ts';
+import { ownedRow } from '../campaigns/fields.ts';
 
 /** A contact the caller may link: one of their phonebooks' (contract §3: contact → phonebook). */
 async function visibleContact(ctx: FieldContext, id: number): Promise<boolean> {

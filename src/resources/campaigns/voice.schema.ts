@@ -3,9 +3,8 @@
  * §8: `name`, `aleg_gateway`, `object_id` required) and the record (the request fields plus
  * what the server keeps and computes).
  */
-import { Type, Type as T } from '@sinclair/typebox';
-import { and, eq } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { Type } from '@sinclair/typebox';
+import { eq } from 'drizzle-orm';
 import {
   audioFiles,
   calleridGroups,
@@ -13,55 +12,15 @@ import {
   dncLists,
   gateways,
   phonebooks,
-  smsGateways,
   surveyTemplates,
 } from '../../db/schema.ts';
-import {
-  boolean,
-  choice,
-  decimal,
-  type Field,
-  type FieldContext,
-  FieldError,
-  integer,
-  link,
-  linkList,
-  text,
-  timeOfDay,
-} from '../../http/fields.ts';
+import { boolean, choice, decimal, type FieldContext, integer, link, linkList, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
-import { DATE_FORMAT_MESSAGE, readCampaignDate } from './campaign.dates.ts';
-
-/** Whether the caller may link to row `id` of an owned table (an admin: any row). */
-export function ownedRow(table: PgTable & { id: PgColumn; user_id: PgColumn }) {
-  return async (ctx: FieldContext, id: number): Promise<boolean> => {
-    const where = ctx.user.is_admin ? eq(table.id, id) : and(eq(table.id, id), eq(table.user_id, ctx.user.id));
-    return (await ctx.db.select({ id: table.id }).from(table).where(where).limit(1)).length > 0;
-  };
-}
+import { anySmsGateway, campaignDate, Link, NullableLink, ownedRow, WindowRecord, windowFields } from './fields.ts';
 
 /** Contract §3, §8: any existing gateway may be used by any user. */
 async function anyGateway(ctx: FieldContext, id: number): Promise<boolean> {
   return (await ctx.db.select({ id: gateways.id }).from(gateways).where(eq(gateways.id, id)).limit(1)).length > 0;
-}
-
-/** Contract §3: any existing SMS gateway may be used by any user. */
-export async function anySmsGateway(ctx: FieldContext, id: number): Promise<boolean> {
-  return (await ctx.db.select({ id: smsGateways.id }).from(smsGateways).where(eq(smsGateways.id, id)).limit(1)).length > 0;
-}
-
-/** A campaign date (contract §1), read in the instance time zone when it has no offset. */
-export function campaignDate(timeZone: string): Field<string | null> {
-  return {
-    schema: T.Union([T.String({ examples: ['2026-11-21 08:00:00'] }), T.Null()]),
-    required: false,
-    parse(value) {
-      if (value === null || value === '') return null;
-      const date = typeof value === 'string' ? readCampaignDate(value, timeZone) : DATE_FORMAT_MESSAGE;
-      if (typeof date === 'string') throw new FieldError(date);
-      return date.toISOString();
-    },
-  };
 }
 
 const count = (min: number) => integer({ min, max: 1_000_000 });
@@ -105,36 +64,6 @@ export function campaignFields(timeZone: string) {
 
 export type CampaignFields = ReturnType<typeof campaignFields>;
 
-/** The calling window (contract §5), the same fields on voice and SMS campaigns. */
-export function windowFields() {
-  return {
-    daily_start_time: timeOfDay(),
-    daily_stop_time: timeOfDay(),
-    monday: boolean(),
-    tuesday: boolean(),
-    wednesday: boolean(),
-    thursday: boolean(),
-    friday: boolean(),
-    saturday: boolean(),
-    sunday: boolean(),
-  };
-}
-
-/** The calling window in a campaign record (voice and SMS). */
-export const WindowRecord = {
-  daily_start_time: Type.String(),
-  daily_stop_time: Type.String(),
-  monday: Type.Boolean(),
-  tuesday: Type.Boolean(),
-  wednesday: Type.Boolean(),
-  thursday: Type.Boolean(),
-  friday: Type.Boolean(),
-  saturday: Type.Boolean(),
-  sunday: Type.Boolean(),
-};
-
-const Link = Type.String({ format: 'uri' });
-const NullableLink = Type.Union([Link, Type.Null()]);
 const SubscriberCounts = Type.Object({
   pending: Type.Integer(),
   in_process: Type.Integer(),

@@ -8,7 +8,7 @@ import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
 import { CampaignStatus, phonebooks } from '../../db/schema.ts';
 import { boolean, choice, integer, link, linkList, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
-import { anySmsGateway, campaignDate, ownedRow, WindowRecord, windowFields } from '../campaigns/campaign.schema.ts';
+import { anySmsGateway, campaignDate, Link, NullableLink, ownedRow, WindowRecord, windowFields } from './fields.ts';
 
 const count = (min: number) => integer({ min, max: UNPACED_FREQUENCY });
 
@@ -35,9 +35,6 @@ export function smsCampaignFields(timeZone: string) {
 }
 
 export type SmsCampaignFields = ReturnType<typeof smsCampaignFields>;
-
-const Link = Type.String({ format: 'uri' });
-const NullableLink = Type.Union([Link, Type.Null()]);
 
 export const SmsCampaignRecord = Type.Object({
   id: Type.Integer(),

@@ -5,7 +5,7 @@ import { campaigns, smsCampaigns, smsSubscribers } from '../../db/schema.ts';
 import { makeSmsGateway } from '../../engine/sms.fixtures.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makePhonebook, makeSurvey } from '../campaigns/campaign.fixtures.ts';
+import { makeGateway, makePhonebook, makeSurvey } from './campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;

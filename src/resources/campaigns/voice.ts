@@ -1,0 +1,80 @@
+/**
+ * Voice campaigns as the API shows them (/rest-api/campaigns/): their fields and record
+ * (voice.schema.ts), their links, and their activity in `progress` (calls placed, answered, cost).
+ * Their rules are src/campaign/kinds.ts's `voiceKind`.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+import { CampaignStatus } from '../../db/schema.ts';
+import { voiceKind } from '../../campaign/kinds.ts';
+import { decimalString } from '../../http/present.ts';
+import type { CampaignResource } from './resource-kind.ts';
+import { columnMap } from './values.ts';
+import { CampaignRecord, campaignFields } from './voice.schema.ts';
+
+/** Calls placed, answered calls and their cost, for each campaign. */
+async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map(campaignIds.map((id) => [id, { calls_placed: 0, answered: 0, total_cost: decimalString('0') }]));
+  if (campaignIds.length === 0) return out;
+  const ids = sql.join(campaignIds.map((id) => sql`${id}`), sql`, `);
+  const calls = await queryRows<{ campaign_id: number; n: number }>(
+    db,
+    sql`select campaign_id, count(*)::int as n from callrequests where campaign_id in (${ids}) group by 1`,
+  );
+  for (const r of calls) Object.assign(out.get(Number(r.campaign_id)) ?? {}, { calls_placed: Number(r.n) });
+  const cdrRows = await queryRows<{ campaign_id: number; answered: number; cost: string }>(
+    db,
+    sql`select campaign_id, count(*) filter (where leg_type = 1 and disposition = 'ANSWER')::int as answered,
+          coalesce(sum(call_cost), 0)::text as cost
+        from cdrs where campaign_id in (${ids}) group by 1`,
+  );
+  for (const r of cdrRows) Object.assign(out.get(Number(r.campaign_id)) ?? {}, { answered: Number(r.answered), total_cost: decimalString(r.cost) });
+  return out;
+}
+
+export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
+  kind: voiceKind,
+  path: 'campaigns',
+  codeColumn: 'campaign_code',
+  createdStatus: CampaignStatus.New,
+  fields: campaignFields,
+  columns: columnMap({
+    plain: [
+      'caller_name', 'max_aleg', 'max_xfer', 'dial_method', 'agent_dial_rate', 'calltimeout', 'extra_data', 'voicemail',
+      'amd_behavior', 'timezone_dialing', 'completion_enabled',
+    ],
+    links: {
+      aleg_gateway: 'aleg_gateway_id',
+      sms_gateway: 'sms_gateway_id',
+      object_id: 'survey_id',
+      voicemail_audiofile: 'voicemail_audiofile_id',
+      dnc: 'dnc_id',
+      callerid_group: 'callerid_group_id',
+      user: 'user_id',
+    },
+    nullableLinks: ['sms_gateway', 'voicemail_audiofile', 'dnc', 'callerid_group'],
+  }),
+  record: CampaignRecord,
+  presentOwn: (row, link) => ({
+    campaign_code: row.campaign_code,
+    caller_name: row.caller_name,
+    max_aleg: row.max_aleg,
+    max_xfer: row.max_xfer,
+    dial_method: row.dial_method,
+    agent_dial_rate: decimalString(row.agent_dial_rate, 2),
+    calltimeout: row.calltimeout,
+    aleg_gateway: link('gateway', row.aleg_gateway_id),
+    sms_gateway: link('sms-gateway', row.sms_gateway_id),
+    object_id: row.survey_id,
+    extra_data: row.extra_data,
+    voicemail: row.voicemail,
+    amd_behavior: row.amd_behavior,
+    voicemail_audiofile: link('audio-files', row.voicemail_audiofile_id),
+    dnc: link('dnc', row.dnc_id),
+    callerid_group: link('callerid_group', row.callerid_group_id),
+    timezone_dialing: row.timezone_dialing,
+    completion_enabled: row.completion_enabled,
+  }),
+  activityOf,
+  deleted: { code: 204 },
+};

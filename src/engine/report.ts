@@ -50,7 +50,7 @@ export const smsKind: Kind = {
   words: { done: 'messages sent', good: 'delivered', bad: 'failed' },
 };
 
-/** Why an engine's END happened, from the engine_state it wrote (engine.ts, sms.ts). */
+/** Why an engine's END happened, from the engine_state it wrote (store/campaigns.ts, store/sms-campaigns.ts). */
 const endReasons: Record<string, string> = {
   'finished (expired)': 'expired',
   'finished (every subscriber done)': 'done (end_when_done: every subscriber final)',

@@ -1,11 +1,28 @@
 /**
  * Factories: each test makes its own users and rows, with unique names, and asserts only on
- * those. Model: outline/outline server/test/factories.ts.
+ * those. Model: outline/outline server/test/factories.ts. The one place for a `make…` of a row
+ * (inserted directly, so a test does not depend on another resource's routes) and of a test
+ * engine; scenarios built from them live beside what they fake (src/engine/*.fixtures.ts).
  */
 import crypto from 'node:crypto';
 import type { Db } from '../src/db/database.ts';
-import { calleridGroups, callerids } from '../src/db/schema.ts';
+import {
+  calleridGroups,
+  callerids,
+  contacts,
+  dncContacts,
+  dncLists,
+  gateways,
+  phonebooks,
+  sectionTemplates,
+  smsGateways,
+  surveyTemplates,
+} from '../src/db/schema.ts';
 import type { FlowSection } from '../src/campaign/survey-flow.ts';
+import type { ManualClock } from '../src/clock.ts';
+import type { SmsDriver } from '../src/drivers/sms/driver.ts';
+import type { TelephonyDriver } from '../src/drivers/voice/driver.ts';
+import { Engine } from '../src/engine/engine.ts';
 import { createUser as createAccount } from '../src/resources/users/users.service.ts';
 import { basic } from './helpers.ts';
 
@@ -62,4 +79,74 @@ export async function makeCallerIdGroup(db: Db, userId: number, numbers: { areac
   const [group] = await db.insert(calleridGroups).values({ name: unique('callers'), user_id: userId }).returning();
   if (numbers.length) await db.insert(callerids).values(numbers.map((n) => ({ ...n, callerid_group_id: group.id })));
   return group.id;
+}
+
+/** A gateway (active unless `values` say otherwise); returns its row. */
+export async function makeGateway(db: Db, values: Partial<typeof gateways.$inferInsert> = {}) {
+  const [row] = await db.insert(gateways).values({ name: unique('gw'), ...values }).returning();
+  return row;
+}
+
+/** An SMS gateway (the simulator unless `values` say otherwise); returns its row. */
+export async function makeSmsGateway(db: Db, values: Partial<typeof smsGateways.$inferInsert> = {}) {
+  const [row] = await db.insert(smsGateways).values({ name: unique('smsgw'), callback_secret: unique('s'), ...values }).returning();
+  return row;
+}
+
+/** A survey owned by `userId`; with `sections` > 0 it is ready to run (a play-message script). Returns its id. */
+export async function makeSurvey(db: Db, userId: number, sections = 1): Promise<number> {
+  const [survey] = await db.insert(surveyTemplates).values({ name: unique('survey'), user_id: userId }).returning();
+  for (let i = 0; i < sections; i++) {
+    await db.insert(sectionTemplates).values({ survey_id: survey.id, order: i + 1, question: `q${i}`, script: 'Hello' });
+  }
+  return survey.id;
+}
+
+/** A phonebook of `userId` holding `numbers` (active unless listed in `inactive`); returns its id. */
+export async function makePhonebook(db: Db, userId: number, numbers: string[] = [], inactive: string[] = []): Promise<number> {
+  const [book] = await db.insert(phonebooks).values({ name: unique('book'), user_id: userId }).returning();
+  await addContacts(db, book.id, numbers, inactive);
+  return book.id;
+}
+
+/** Contacts added to a phonebook: `numbers` active (full_name `N <number>`, additional_vars `{n}`), `inactive` not. */
+export async function addContacts(db: Db, phonebookId: number, numbers: string[], inactive: string[] = []): Promise<void> {
+  const rows = [
+    ...numbers.map((contact) => ({ phonebook_id: phonebookId, contact, full_name: `N ${contact}`, additional_vars: { n: contact } })),
+    ...inactive.map((contact) => ({ phonebook_id: phonebookId, contact, status: 0 })),
+  ];
+  if (rows.length) await db.insert(contacts).values(rows);
+}
+
+/** A do-not-call list of `userId` holding `numbers` (global with `isGlobal`); returns its id. */
+export async function makeDncList(db: Db, userId: number, numbers: string[] = [], isGlobal = false): Promise<number> {
+  const [list] = await db.insert(dncLists).values({ name: unique('dnc'), user_id: userId, is_global: isGlobal }).returning();
+  if (numbers.length) await db.insert(dncContacts).values(numbers.map((phone_number) => ({ dnc_id: list.id, phone_number })));
+  return list.id;
+}
+
+/** What a test engine dials and sends with; without `driver` a voice call is an error (SMS tests). */
+export interface TestEngineOptions {
+  driver?: TelephonyDriver;
+  smsDriver?: SmsDriver;
+  billingIncrement?: number;
+  engineId?: string;
+}
+
+/** An engine on `clock` (UTC, PostgreSQL's rules for dead engines), logging only errors. */
+export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions = {}): Engine {
+  const { driver, smsDriver } = opts;
+  return new Engine({
+    db,
+    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
+    clock,
+    drivers: () => {
+      if (!driver) throw new Error('no voice calls in SMS tests');
+      return driver;
+    },
+    smsDrivers: smsDriver && (() => smsDriver),
+    config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6 },
+    databaseKind: 'postgres',
+    engineId: opts.engineId,
+  });
 }

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeUser, unique } from '../../test/factories.ts';
+import { makeDncList, makeUser } from '../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
-import { dncContacts, dncLists } from '../db/schema.ts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
 import { doNotCallSql, isDoNotCall } from './dnc.ts';
@@ -10,11 +9,7 @@ import { doNotCallSql, isDoNotCall } from './dnc.ts';
 const database = await testDatabase();
 const { db } = database;
 
-async function makeList(userId: number, numbers: string[], is_global = false): Promise<number> {
-  const [list] = await db.insert(dncLists).values({ name: unique('dnc'), user_id: userId, is_global }).returning();
-  if (numbers.length) await db.insert(dncContacts).values(numbers.map((phone_number) => ({ dnc_id: list.id, phone_number })));
-  return list.id;
-}
+const makeList = (userId: number, numbers: string[], isGlobal = false) => makeDncList(db, userId, numbers, isGlobal);
 
 describe(`isDoNotCall (${dbLabel})`, () => {
   test("a number on the campaign's own list is do-not-call, matched by digits only", async () => {

@@ -11,7 +11,7 @@ import { claimMessages } from '../engine/sms/claim.ts';
 import { recordResults } from '../engine/sms/record.ts';
 import type { SmsEventsOptions } from './sms-events.ts';
 import { smsEvents } from './sms-events.ts';
-import { ScriptedSmsDriver, smsPass, smsScenario } from '../engine/sms.fixtures.ts';
+import { ScriptedSmsDriver, smsPass, smsScenario } from '../engine/sms/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;

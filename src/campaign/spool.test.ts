@@ -3,15 +3,14 @@ import { describe, test } from 'node:test';
 import { asc, eq, sql } from 'drizzle-orm';
 import { campaignPhonebooks, campaigns, CampaignStatus, contacts, phonebooks, subscribers } from '../db/schema.ts';
 import { queryRows } from '../db/database.ts';
-import { addContacts, makeGateway, makePhonebook, makeSurvey } from '../resources/campaigns/campaign.fixtures.ts';
-import { makeUser, unique } from '../../test/factories.ts';
+import { addContacts, makeGateway, makePhonebook, makeSurvey, makeUser, unique } from '../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
 import { spoolCampaign, spoolNewContacts, spoolPhonebooks } from './spool.ts';
 
 const database = await testDatabase();
 const db = database.db;
 const user = await makeUser(db);
-const gateway = await makeGateway(db);
+const gateway = (await makeGateway(db)).id;
 const survey = await makeSurvey(db, user.id);
 
 async function campaignWith(phonebookIds: number[], status: number = CampaignStatus.Start): Promise<number> {

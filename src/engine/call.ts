@@ -7,8 +7,6 @@
  * audio waits for the greeting's beep (when the driver can hear one), so the machine records
  * the whole message rather than its end: at most BEEP_WAIT_SECONDS, then it plays anyway.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
 import type { SurveyFlow } from '../campaign/survey-flow.ts';
 import type { EngineContext } from './context.ts';
 import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
@@ -16,6 +14,7 @@ import { type AmdResult, type Call, type Hangup, Q850 } from '../drivers/voice/d
 import { type IvrOutcome, runSurvey } from './ivr.ts';
 import { type CallOutcome, recordOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';
+import { audioFilePath } from './store/audio-files.ts';
 
 const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
 
@@ -51,8 +50,7 @@ export function failedHangup(at: Date, causeName: string, cause: number = Q850.N
 
 async function voicemailAudio(ctx: EngineContext, c: CampaignRow): Promise<string | null> {
   if (!c.voicemail_audiofile_id) return null;
-  const [row] = await queryRows<{ audio_file: string }>(ctx.db, sql`select audio_file from audio_files where id = ${c.voicemail_audiofile_id}`);
-  return row?.audio_file ?? null;
+  return audioFilePath(ctx.db, c.voicemail_audiofile_id);
 }
 
 /** What an answered call does, by AMD result and amd_behavior. */

@@ -7,26 +7,19 @@
  * (NOT_AUTHORIZED) and inserts the callrequests (CALLING) — all committed before any dial.
  */
 import crypto from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { queryRows } from '../db/database.ts';
-import {
-  CallRequestStatus,
-  CampaignStatus,
-  SubscriberStatus,
-  callerids,
-  campaigns,
-  gateways,
-  subscribers,
-} from '../db/schema.ts';
-import { doNotCallSql } from '../campaign/dnc.ts';
 import type { EngineContext } from './context.ts';
 import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
+import { callerIdGroup } from './store/callerids.ts';
+import { callingLines, insertCallingCallrequests } from './store/callrequests.ts';
+import { type CampaignRow, lockStartCampaign, noteState } from './store/campaigns.ts';
+import { claimDueSubscribers } from './store/due-subscribers.ts';
+import { findGateway, type GatewayRow } from './store/gateways.ts';
+import { markDoNotCall, markInProcess, type SubscriberRow } from './store/subscribers.ts';
 
-export type CampaignRow = typeof campaigns.$inferSelect;
-export type GatewayRow = typeof gateways.$inferSelect;
-type SubscriberRow = typeof subscribers.$inferSelect;
+export type { CampaignRow, GatewayRow };
 
 /** A call claimed and committed as a CALLING callrequest, ready to be dialled. */
 export interface ClaimedCall {
@@ -104,11 +97,7 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
 async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number, limit: number): Promise<number> {
   // Without a line cap nothing to count. The count reads callrequests_in_flight_idx (CALLING rows only).
   if (c.max_aleg <= 0 && gateway.maximum_call === null) return Math.min(paceSlotCount, limit);
-  const [n] = await queryRows<{ campaign: number; gateway: number }>(
-    tx,
-    sql`select count(*) filter (where campaign_id = ${c.id})::int as campaign, count(*)::int as gateway
-        from callrequests where status = ${CallRequestStatus.Calling} and gateway_id = ${gateway.id}`,
-  );
+  const n = await callingLines(tx, c.id, gateway.id);
   let slots = Math.min(paceSlotCount, limit);
   // Every dial_method honours max_aleg when > 0 (broadcast too): it bounds what a carrier sees.
   if (c.max_aleg > 0) slots = Math.min(slots, c.max_aleg - n.campaign);
@@ -116,48 +105,24 @@ async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCo
   return Math.max(0, slots);
 }
 
-/** One SQL parameter holding a list of ids (`= any(…)`): no statement with thousands of parameters. */
-const idArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::bigint[]`;
-
-/** Claims (locks) up to `limit` due subscribers: due retries first, then new ones by id. */
-async function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limit: number): Promise<number[]> {
-  const now = ctx.clock.now().toISOString();
+/** Claims (locks) up to `limit` due subscribers (store/due-subscribers.ts), within their own windows if the campaign dials by time zone. */
+function claimSubscribers(tx: Db, ctx: EngineContext, c: CampaignRow, limit: number): Promise<number[]> {
   const window = c.timezone_dialing ? subscriberWindowSql(c, ctx.clock.now(), ctx.config.timeZone) : sql`true`;
-  const pick = (extra: ReturnType<typeof sql>, order: ReturnType<typeof sql>, n: number) =>
-    queryRows<{ id: number }>(
-      tx,
-      sql`select s.id from subscribers s where s.campaign_id = ${c.id} and s.status = ${SubscriberStatus.Pending}
-          and s.next_attempt_at <= ${now}::timestamptz and ${extra} and ${window}
-          order by ${order} limit ${n} for update skip locked`,
-    );
-  const retries = await pick(sql`s.count_attempt > 0`, sql`s.next_attempt_at, s.id`, limit);
-  const fresh = retries.length < limit ? await pick(sql`s.count_attempt = 0`, sql`s.id`, limit - retries.length) : [];
-  return [...retries, ...fresh].map((r) => Number(r.id));
+  return claimDueSubscribers(tx, 'voice', c.id, ctx.clock.now().toISOString(), limit, window);
 }
 
 /** Marks the claimed subscribers on a DNC list NOT_AUTHORIZED (7); returns the ids left to dial. */
 async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<number[]> {
-  const hits = await queryRows<{ id: number }>(
-    tx,
-    sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-        where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, c.user_id, c.dnc_id)}
-        returning s.id`,
-  );
+  const hits = await markDoNotCall(tx, ids, c.user_id, c.dnc_id);
   const hit = new Set(hits.map((h) => Number(h.id)));
   return ids.filter((id) => !hit.has(id));
 }
 
 /** Marks the subscribers IN_PROCESS and inserts their CALLING callrequests (in claim order). */
 async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, ids: number[]): Promise<ClaimedCall[]> {
-  const group = c.callerid_group_id
-    ? await tx.select().from(callerids).where(eq(callerids.callerid_group_id, c.callerid_group_id))
-    : [];
+  const group = c.callerid_group_id ? await callerIdGroup(tx, c.callerid_group_id) : [];
   const now = ctx.clock.now().toISOString();
-  const rows = await tx
-    .update(subscribers)
-    .set({ status: SubscriberStatus.InProcess, count_attempt: sql`${subscribers.count_attempt} + 1`, last_attempt: now, updated_date: now })
-    .where(sql`${subscribers.id} = any(${idArray(ids)})`)
-    .returning();
+  const rows = await markInProcess(tx, ids, now);
   const byId = new Map(rows.map((s) => [s.id, s]));
   const planned = ids.flatMap((id) => {
     const s = byId.get(id);
@@ -171,29 +136,9 @@ async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: G
     }];
   });
   const values = planned.map((p) => ({ subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact, callerid: p.callerId, attempt: p.attempt }));
-  const inserted = await queryRows<{ id: number; call_uuid: string }>(
-    tx,
-    sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, callerid, gateway_id, attempt, engine_id, call_time)
-        select ${c.id}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.callerid, ${gateway.id}, v.attempt,
-          ${ctx.engineId}, ${now}::timestamptz
-        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, callerid text, attempt int)
-        returning id, call_uuid`,
-  );
+  const inserted = await insertCallingCallrequests(tx, { campaignId: c.id, gatewayId: gateway.id, engineId: ctx.engineId, now }, values);
   const callIds = new Map(inserted.map((r) => [r.call_uuid, Number(r.id)]));
   return planned.map((p) => ({ ...p, callrequestId: callIds.get(p.callUuid) as number }));
-}
-
-/** Writes engine_state when it changed (a voice or SMS campaign read shows it as `dialing_state`), and the pace. */
-export async function noteState(
-  tx: Db,
-  table: 'campaigns' | 'sms_campaigns',
-  c: { id: number; engine_state: string | null },
-  state: string,
-  nextCallAt?: string,
-): Promise<void> {
-  if (c.engine_state === state && nextCallAt === undefined) return;
-  await tx.execute(sql`update ${sql.identifier(table)} set engine_state = ${state},
-      next_call_at = coalesce(${nextCallAt ?? null}::timestamptz, next_call_at) where id = ${c.id}`);
 }
 
 /**
@@ -203,15 +148,12 @@ export async function noteState(
 export async function claimCalls(ctx: EngineContext, campaignId: number, options: { limit?: number } = {}): Promise<ClaimResult> {
   const limit = Math.max(0, Math.min(maxPerPass, options.limit ?? maxPerPass));
   return ctx.db.transaction(async (tx) => {
-    const [c] = await tx
-      .select()
-      .from(campaigns)
-      .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, CampaignStatus.Start)))
-      .for('no key update', { skipLocked: true });
+    const c = await lockStartCampaign(tx, campaignId);
     if (!c) return { calls: [] };
-    const [gateway] = c.aleg_gateway_id ? await tx.select().from(gateways).where(eq(gateways.id, c.aleg_gateway_id)) : [];
+    const gateway = c.aleg_gateway_id ? await findGateway(tx, c.aleg_gateway_id) : undefined;
     const reason = await blockReason(tx, ctx, c, gateway);
-    if (reason) {
+    if (reason || !gateway) {
+      // (no gateway is always a reason: blockReason says 'no gateway')
       await noteState(tx, 'campaigns', c, reason);
       return { campaign: c, gateway, calls: [] };
     }

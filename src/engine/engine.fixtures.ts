@@ -7,9 +7,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { CampaignStatus, campaigns, gateways, subscribers } from '../db/schema.ts';
 import type { FlowSection, SurveyFlow } from '../campaign/survey-flow.ts';
-import { type TestUser, flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
+import { type TestUser, flowSectionDefaults, makeEngine, makeGateway, makeUser, unique } from '../../test/factories.ts';
 import { ManualClock } from '../clock.ts';
-import { Engine } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { type CallScript, ScriptedDriver } from '../drivers/voice/scripted.ts';
 import type { SmsDriver } from '../drivers/sms/driver.ts';
 
@@ -55,23 +55,10 @@ export interface ScenarioOptions {
   smsDriver?: SmsDriver;
 }
 
-export function makeEngine(db: Db, clock: ManualClock, driver: ScriptedDriver, billingIncrement = 6, engineId?: string, smsDriver?: SmsDriver): Engine {
-  return new Engine({
-    db,
-    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
-    clock,
-    drivers: () => driver,
-    smsDrivers: smsDriver && (() => smsDriver),
-    config: { timeZone: 'UTC', billingIncrement },
-    databaseKind: 'postgres',
-    engineId,
-  });
-}
-
 export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scenario> {
   await db.update(campaigns).set({ status: CampaignStatus.End }).where(eq(campaigns.status, CampaignStatus.Start));
   const user = await makeUser(db, { balance: opts.user?.balance ?? '100', call_rate: opts.user?.call_rate ?? '0' });
-  const [gateway] = await db.insert(gateways).values({ name: unique('gw'), ...opts.gateway }).returning();
+  const gateway = await makeGateway(db, opts.gateway);
   const [campaign] = await db
     .insert(campaigns)
     .values({
@@ -98,7 +85,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
     .returning({ id: subscribers.id });
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);
-  const engine = makeEngine(db, clock, driver, opts.billingIncrement ?? 6, undefined, opts.smsDriver);
+  const engine = makeEngine(db, clock, { driver, billingIncrement: opts.billingIncrement, smsDriver: opts.smsDriver });
   return { userId: user.id, user, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
 }
 

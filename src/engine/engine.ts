@@ -7,9 +7,6 @@
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
-import { CampaignStatus, SubscriberStatus } from '../db/schema.ts';
 import { dial } from './call.ts';
 import type { EngineContext } from './context.ts';
 import { claimCalls } from './dialer.ts';
@@ -18,7 +15,10 @@ import { OutcomeWriter } from './outcome.ts';
 import { beat, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
-import { SmsEngine } from './sms.ts';
+import { SmsEngine } from './sms/engine.ts';
+import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/campaigns.ts';
+import { forgetEngine } from './store/heartbeats.ts';
+import { abortPendingSubscribers } from './store/subscribers.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   engineId?: string;
@@ -38,7 +38,7 @@ export interface PassResult {
   ended: number;
   aborted: number;
   joined: number;
-  /** SMS messages claimed by the pass (sms.ts). */
+  /** SMS messages claimed by the pass (sms/engine.ts). */
   messages: number;
 }
 
@@ -60,7 +60,7 @@ export class Engine {
   private more = false;
   private lastBeat = -Infinity;
   private readonly writer: OutcomeWriter;
-  /** The SMS campaigns' sending (sms.ts): its runs count as in flight for settle() and stop(). */
+  /** The SMS campaigns' sending (sms/engine.ts): its runs count as in flight for settle() and stop(). */
   private readonly sms: SmsEngine;
   /** The campaigns' start, progress and end lines (report.ts). */
   private readonly report: CampaignReport;
@@ -111,7 +111,7 @@ export class Engine {
     const aborted = await this.applyAbort();
     let started = 0;
     this.more = false;
-    const live = await queryRows<{ id: number }>(db, sql`select id from campaigns where status = ${CampaignStatus.Start} order by id`);
+    const live = await startCampaignIds(db);
     for (const { id } of live) {
       if (this.stopping) break;
       const room = this.maxInFlight - this.inFlight.size;
@@ -142,34 +142,17 @@ export class Engine {
 
   /** END: campaigns past their expiration, and end_when_done ones with every subscriber final. */
   private async endCampaigns(): Promise<number> {
-    const now = this.ctx.clock.now().toISOString();
-    const rows = await queryRows<{ id: number }>(
-      this.ctx.db,
-      sql`update campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
-            engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
-          where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
-            select 1 from subscribers s where s.campaign_id = c.id
-              and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}, ${SubscriberStatus.InProcess}))))
-          returning c.id`,
-    );
+    const rows = await endDueCampaigns(this.ctx.db, this.ctx.clock.now().toISOString());
     await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }
 
   /** ABORT: pending subscribers become ABORT; this engine hangs up its calls of aborted campaigns. */
   private async applyAbort(): Promise<number> {
-    const rows = await queryRows<{ id: number }>(
-      this.ctx.db,
-      sql`update subscribers s set status = ${SubscriberStatus.Abort}, reason = 'campaign aborted', updated_date = now()
-          from campaigns c where c.id = s.campaign_id and c.status = ${CampaignStatus.Abort}
-            and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}) returning s.id`,
-    );
+    const rows = await abortPendingSubscribers(this.ctx.db);
     const ids = [...new Set([...this.inFlight.values()].map((f) => f.campaignId))];
     if (ids.length) {
-      const abortedIds = await queryRows<{ id: number }>(
-        this.ctx.db,
-        sql`select id from campaigns where status = ${CampaignStatus.Abort} and id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`,
-      );
+      const abortedIds = await abortedCampaignIds(this.ctx.db, ids);
       const set = new Set(abortedIds.map((r) => r.id));
       for (const f of this.inFlight.values()) if (set.has(f.campaignId)) void f.call?.hangup(Q850.OriginatorCancel).catch(() => undefined);
     }
@@ -229,6 +212,6 @@ export class Engine {
     }, this.options.stopGraceMs ?? 10_000);
     await this.settle();
     clearTimeout(grace);
-    await this.ctx.db.execute(sql`delete from engine_heartbeats where engine_id = ${this.ctx.engineId}`);
+    await forgetEngine(this.ctx.db, this.ctx.engineId);
   }
 }

@@ -3,12 +3,11 @@
  * Call, section by section, following branches with `nextSection`. It returns the answers and
  * the B-legs; the outcome (one transaction) writes them. Section types as in contract §4.
  */
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { queryRows } from '../db/database.ts';
 import { SectionType } from '../db/schema.ts';
 import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../campaign/survey-flow.ts';
 import type { Call, Hangup } from '../drivers/voice/driver.ts';
+import { addDncNumber, optOutList } from './store/dnc.ts';
 
 export interface SectionResult {
   section_id: number;
@@ -74,13 +73,9 @@ const inRange = (d: string, min: number, max: number) => /^\d+$/.test(d) && Numb
 
 /** Section 9: the number joins the campaign's DNC list, or the owner's first global list. */
 async function addToDnc(ctx: IvrContext): Promise<string> {
-  const [list] = await queryRows<{ id: number }>(
-    ctx.db,
-    sql`select id from dnc_lists where id = ${ctx.campaign.dnc_id ?? 0}
-        union all (select id from dnc_lists where user_id = ${ctx.campaign.user_id} and is_global order by id limit 1) limit 1`,
-  );
+  const list = await optOutList(ctx.db, ctx.campaign.dnc_id, ctx.campaign.user_id);
   if (!list) return 'not added: no DNC list';
-  await ctx.db.execute(sql`insert into dnc_contacts (dnc_id, phone_number) values (${list.id}, ${ctx.phoneNumber})`);
+  await addDncNumber(ctx.db, list.id, ctx.phoneNumber);
   return `added to DNC list ${list.id}`;
 }
 

@@ -8,11 +8,14 @@
  * outcomes of calls ending close together into such batches; when a batch fails, it writes its
  * outcomes one by one, so one bad outcome cannot take the others down.
  */
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { AmdStatus, CallRequestStatus, CampaignStatus, LegType, SubscriberStatus } from '../db/schema.ts';
+import { AmdStatus, CallRequestStatus, LegType, SubscriberStatus } from '../db/schema.ts';
 import type { AmdResult, Hangup } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
+import { insertCallResults } from './store/call-results.ts';
+import { settleCallrequests } from './store/callrequests.ts';
+import { insertBilledLegs, type LegRow } from './store/cdrs.ts';
+import { settleSubscribers } from './store/subscribers.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
 export function disposition(cause: number, answered: boolean): string {
@@ -68,7 +71,7 @@ export interface CallOutcome {
 }
 
 /** The rows of one CDR leg, as the set-based insert reads them (jsonb_to_recordset). */
-function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Hangup; type: number; amd: number }, increment: number) {
+function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Hangup; type: number; amd: number }, increment: number): LegRow {
   const answered = leg.hangup.answeredAt !== null;
   const billsec = answered ? leg.hangup.billsec : 0;
   return {
@@ -91,87 +94,45 @@ function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Ha
   };
 }
 
-const json = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
-
-/** CDR legs with their cost (the owner's call_rate, SQL numeric), and the owners billed. */
-async function writeLegs(tx: Db, outcomes: CallOutcome[], increment: number): Promise<void> {
-  const legs = outcomes.flatMap((o) => [
+/** The CDR legs of the outcomes: the A leg, then one B leg per transfer. */
+function legRows(outcomes: CallOutcome[], increment: number): LegRow[] {
+  return outcomes.flatMap((o) => [
     legRow(o, { callid: o.callUuid, phone: o.phoneNumber, hangup: o.hangup, type: LegType.A, amd: amdStatus[o.amd] }, increment),
     ...o.transfers.map((t) => legRow(o, { callid: t.callId, phone: t.number, hangup: t.hangup, type: LegType.B, amd: AmdStatus.NoDetect }, increment)),
   ]);
-  await tx.execute(sql`
-    with legs as (
-      select row_number() over () as ord, l.* from jsonb_to_recordset(${json(legs)}) as l(callid text, callerid text, phone text,
-        started timestamptz, duration int, billsec int, billed int, cause int, disposition text, leg_type int, amd int,
-        callrequest_id bigint, campaign_id int, subscriber_id bigint, contact_id int, user_id int)
-    ), priced as (
-      select l.*, round(u.call_rate * l.billed::numeric / 60, 5) as cost from legs l left join users u on u.id = l.user_id
-    ), bill as (
-      update users u set balance = u.balance - b.total
-      from (select user_id, sum(cost) as total from priced where billed > 0 group by user_id) b where u.id = b.user_id
-    )
-    insert into cdrs (callid, callerid, phone_number, starting_date, duration, billsec, billed_duration, call_cost,
-      hangup_cause_q850, disposition, leg_type, amd_status, callrequest_id, campaign_id, subscriber_id, contact_id, user_id)
-    select callid, callerid, phone, started, duration, billsec, billed, coalesce(cost, 0), cause, disposition, leg_type, amd,
-      callrequest_id, campaign_id, subscriber_id, contact_id, user_id
-    from priced order by ord`);
 }
 
-async function writeResults(tx: Db, outcomes: CallOutcome[]): Promise<void> {
-  const rows = outcomes.flatMap((o) => o.results.map((r) => ({ callrequest_id: o.callrequestId, ...r })));
-  if (!rows.length) return;
-  // A frozen survey may name a section since deleted: the answer is kept, the link dropped.
-  await tx.execute(sql`insert into call_results (callrequest_id, section_id, section_order, question, response, record_file)
-    select r.callrequest_id, st.id, r.section_order, r.question, r.response, r.record_file
-    from (select row_number() over () as ord, x.* from jsonb_to_recordset(${json(rows)}) as x(callrequest_id bigint, section_id int,
-      section_order int, question text, response text, record_file text)) r
-    left join section_templates st on st.id = r.section_id order by r.ord`);
-}
-
-async function settleCallrequests(tx: Db, outcomes: CallOutcome[]): Promise<void> {
-  const rows = outcomes.map((o) => ({
+/** The callrequests' final status: SUCCESS when answered, else FAILURE, with the cause. */
+function callRows(outcomes: CallOutcome[]) {
+  return outcomes.map((o) => ({
     id: o.callrequestId,
     status: o.hangup.answeredAt !== null ? CallRequestStatus.Success : CallRequestStatus.Failure,
     cause_name: o.causeName ?? o.hangup.causeName,
     cause: o.hangup.cause,
     completed: o.completed,
   }));
-  await tx.execute(sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
-      hangup_cause_q850 = v.cause, completed = v.completed
-    from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean)
-    where r.id = v.id`);
 }
 
-/** The subscribers after their calls: answered → SENT/COMPLETED; else PENDING (retry) or FAIL. */
-async function settleSubscribers(tx: Db, outcomes: CallOutcome[]): Promise<void> {
-  const rows = outcomes.map((o) => ({
+/** The subscribers' side of the outcomes (store/subscribers.ts settleSubscribers applies the retry policy). */
+function subscriberRows(outcomes: CallOutcome[]) {
+  return outcomes.map((o) => ({
     id: o.subscriberId,
     answered: o.hangup.answeredAt !== null,
     done: o.completed ? SubscriberStatus.Completed : SubscriberStatus.Sent,
     ended: o.hangup.endedAt.toISOString(),
     cause_name: o.causeName ?? o.hangup.causeName,
   }));
-  await tx.execute(sql`
-    update subscribers s set updated_date = now(),
-      status = case when v.answered then v.done
-                    when c.status = ${CampaignStatus.Abort} then ${SubscriberStatus.Abort}::int
-                    when s.count_attempt < 1 + c.maxretry then ${SubscriberStatus.Pending}::int
-                    else ${SubscriberStatus.Fail}::int end,
-      next_attempt_at = case when v.answered then s.next_attempt_at else v.ended + c.intervalretry * interval '1 second' end,
-      reason = case when v.answered then '' when s.count_attempt < 1 + c.maxretry then v.cause_name
-                    else 'no attempt left (last: ' || v.cause_name || ')' end
-    from jsonb_to_recordset(${json(rows)}) as v(id bigint, answered boolean, done int, ended timestamptz, cause_name text), campaigns c
-    where c.id = s.campaign_id and s.id = v.id and s.status = ${SubscriberStatus.InProcess}`);
 }
 
 /** Records several outcomes in one transaction, set-based: all of them or none. */
 export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingIncrement: number): Promise<void> {
   if (!outcomes.length) return;
   await db.transaction(async (tx) => {
-    await writeLegs(tx, outcomes, billingIncrement);
-    await writeResults(tx, outcomes);
-    await settleCallrequests(tx, outcomes);
-    await settleSubscribers(tx, outcomes);
+    await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
+    const results = outcomes.flatMap((o) => o.results.map((r) => ({ callrequest_id: o.callrequestId, ...r })));
+    if (results.length) await insertCallResults(tx, results);
+    await settleCallrequests(tx, callRows(outcomes));
+    await settleSubscribers(tx, subscriberRows(outcomes));
   });
 }
 

@@ -4,7 +4,8 @@ import { eq, sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../db/database.ts';
 import { callrequests, campaignPhonebooks, contacts, phonebooks, subscribers } from '../db/schema.ts';
 import { dbLabel, onPostgres, testDatabase } from '../../test/helpers.ts';
-import { makeEngine, pass, scenario } from './engine.fixtures.ts';
+import { makeEngine } from '../../test/factories.ts';
+import { pass, scenario } from './engine.fixtures.ts';
 import { ScriptedDriver } from '../drivers/voice/scripted.ts';
 
 const database = await testDatabase();
@@ -67,7 +68,7 @@ test(`two engines sharing a campaign never dial a subscriber twice (${dbLabel})`
   let second: Database | undefined;
   if (onPostgres) second = await openDatabase({ url: (database as { url?: string }).url, poolSize: 3 });
   const driverB = new ScriptedDriver(s.clock);
-  const other = makeEngine(second?.db ?? db, s.clock, driverB, 6, 'engine-b');
+  const other = makeEngine(second?.db ?? db, s.clock, { driver: driverB, engineId: 'engine-b' });
   try {
     for (let i = 0; i < 40; i++) {
       await Promise.all([s.engine.runOnce(), other.runOnce()]);

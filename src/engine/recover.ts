@@ -1,52 +1,42 @@
 /**
- * Crash recovery (issue 5 §11). An engine writes its id on the callrequests it places and beats
- * a heartbeat row each pass. A CALLING callrequest whose engine is dead is closed as a FAILURE
- * with hangup_cause ENGINE_RESTART and an A-leg CDR with billsec 0; its subscriber goes back to
- * PENDING or to FAIL by the retry policy (through the same outcome transaction as any call).
+ * Crash recovery (issue 5 §11), for voice calls and SMS messages. An engine writes its id on the
+ * callrequests it places and the sms_messages it claims, and beats a heartbeat row each pass.
  * "Dead" means: on embedded PGlite (one process per data directory) any engine but this one; on
  * PostgreSQL an engine whose heartbeat is older than `staleMs` (or that never beat). So after a
- * `kill -9` and a restart, PGlite recovers at once and PostgreSQL within `staleMs`.
+ * `kill -9` and a restart, PGlite recovers at once and PostgreSQL within `staleMs`. Both kinds
+ * find a dead engine's rows with the one predicate (store/heartbeats.ts deadEngine).
+ *
+ * What is done with those rows stays two functions, because it differs in substance:
+ * - a CALLING callrequest is closed as a FAILURE with hangup_cause ENGINE_RESTART and an A-leg
+ *   CDR with billsec 0; its subscriber goes back to PENDING or to FAIL by the retry policy
+ *   (through the same outcome transaction as any call, one per orphan, at most 1000 a run);
+ * - an 'unsent' SMS message becomes failed ENGINE_RESTART through the same statement as a
+ *   driver's answers (no CDR, no charge), in batches of 1000 until none is left. Such a message is
+ *   never sent again: a retry is a new message (the next attempt).
+ * Each then puts back PENDING the subscribers left IN_PROCESS with nothing in flight (a
+ * hand-edited row): for voice in every campaign, for SMS in START or PAUSE campaigns.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
-import { CallRequestStatus, SubscriberStatus } from '../db/schema.ts';
 import { failedHangup } from './call.ts';
 import type { EngineContext } from './context.ts';
 import { recordOutcome } from './outcome.ts';
+import { recordResults } from './sms/record.ts';
+import { findOrphanCalls } from './store/callrequests.ts';
+import { beat as writeBeat, type DeadEngines, deadEngine } from './store/heartbeats.ts';
+import { findUnsentOrphans } from './store/sms-messages.ts';
+import { releaseStrandedSmsSubscribers } from './store/sms-subscribers.ts';
+import { releaseStrandedSubscribers } from './store/subscribers.ts';
 
 export const restartCause = 'ENGINE_RESTART';
+export type { DeadEngines };
 
 /** Writes this engine's heartbeat. */
 export async function beat(ctx: EngineContext): Promise<void> {
-  await ctx.db.execute(sql`insert into engine_heartbeats (engine_id, heartbeat_at) values (${ctx.engineId}, ${ctx.clock.now().toISOString()}::timestamptz)
-    on conflict (engine_id) do update set heartbeat_at = excluded.heartbeat_at`);
-}
-
-interface Orphan {
-  id: number;
-  call_uuid: string;
-  campaign_id: number;
-  user_id: number;
-  subscriber_id: number | null;
-  contact_id: number | null;
-  phone_number: string;
-  callerid: string;
-  call_time: string | null;
+  await writeBeat(ctx.db, ctx.engineId, ctx.clock.now());
 }
 
 /** Closes the calls left CALLING by dead engines; returns how many. */
-export async function recoverOrphans(ctx: EngineContext, opts: { anyOtherEngine: boolean; staleMs: number }): Promise<number> {
-  const staleBefore = new Date(ctx.clock.now().getTime() - opts.staleMs).toISOString();
-  const dead = opts.anyOtherEngine
-    ? sql`r.engine_id <> ${ctx.engineId}`
-    : sql`r.engine_id <> ${ctx.engineId} and not exists (select 1 from engine_heartbeats h
-          where h.engine_id = r.engine_id and h.heartbeat_at >= ${staleBefore}::timestamptz)`;
-  const orphans = await queryRows<Orphan>(
-    ctx.db,
-    sql`select r.id, r.call_uuid, r.campaign_id, c.user_id, r.subscriber_id, s.contact_id, r.phone_number, r.callerid, r.call_time
-        from callrequests r join campaigns c on c.id = r.campaign_id left join subscribers s on s.id = r.subscriber_id
-        where r.status = ${CallRequestStatus.Calling} and ${dead} order by r.id limit 1000`,
-  );
+export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
+  const orphans = await findOrphanCalls(ctx.db, deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now()));
   for (const o of orphans) {
     const at = o.call_time ? new Date(o.call_time) : ctx.clock.now();
     await recordOutcome(
@@ -70,13 +60,23 @@ export async function recoverOrphans(ctx: EngineContext, opts: { anyOtherEngine:
       ctx.config.billingIncrement,
     );
   }
-  // A subscriber IN_PROCESS with no CALLING callrequest (crash between writes is impossible —
-  // they share a transaction — but a hand-edited row is not): back to PENDING. Looked up per
-  // campaign, so the (campaign_id, status) index answers it instead of a scan of every subscriber.
-  await ctx.db.execute(sql`update subscribers s set status = ${SubscriberStatus.Pending}
-    where s.campaign_id in (select id from campaigns) and s.status = ${SubscriberStatus.InProcess}
-      and not exists (select 1 from callrequests r
-      where r.subscriber_id = s.id and r.status = ${CallRequestStatus.Calling})`);
+  await releaseStrandedSubscribers(ctx.db);
   if (orphans.length) ctx.log.warn(`closed ${orphans.length} call(s) left in flight by a stopped engine (${restartCause})`);
   return orphans.length;
+}
+
+/** Settles the messages left 'unsent' by dead engines as failed ENGINE_RESTART (retried by the policy); returns how many. */
+export async function recoverSmsOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
+  const dead = deadEngine('m.engine_id', ctx.engineId, opts, ctx.clock.now());
+  let total = 0;
+  for (;;) {
+    const orphans = await findUnsentOrphans(ctx.db, dead);
+    if (!orphans.length) break;
+    const results = orphans.map((o) => ({ messageId: Number(o.id), ok: false as const, error: restartCause, retry: true }));
+    total += await recordResults(ctx.db, results, ctx.clock.now());
+    if (orphans.length < 1000) break;
+  }
+  await releaseStrandedSmsSubscribers(ctx.db);
+  if (total) ctx.log.warn(`settled ${total} SMS message(s) left unsent by a stopped engine (${restartCause})`);
+  return total;
 }

@@ -7,7 +7,7 @@ import type { ManualClock } from '../clock.ts';
 import { Engine } from './engine.ts';
 import { scenario } from './engine.fixtures.ts';
 import type { ScriptedDriver } from '../drivers/voice/scripted.ts';
-import { ScriptedSmsDriver, smsScenario } from './sms.fixtures.ts';
+import { ScriptedSmsDriver, smsScenario } from './sms/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;

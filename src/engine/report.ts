@@ -12,10 +12,9 @@
  * With several engines sharing a PostgreSQL database each engine logs the progress it sees,
  * and each logs a stop made through the API.
  */
-import { type SQL, sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
-import { CampaignStatus, LegType, SmsMessageStatus } from '../db/schema.ts';
+import { CampaignStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
+import { type ActivityKind, activityTop, campaignStates, campaignTotals, progressSince } from './store/progress.ts';
 
 /** Progress lines come at most this often (per campaign: only with activity or a new state). */
 export const progressEveryMs = 60_000;
@@ -30,77 +29,33 @@ export interface StartedRow {
   updated_date: string;
 }
 
-interface ProgressRow {
-  top: number | string | null;
-  id: number | null;
-  name: string;
-  engine_state: string | null;
-  done: number;
-  good: number;
-  bad: number;
-  spend: string;
-}
-
 interface Kind {
   /** 'campaign' or 'sms campaign', as the lines name it. */
   noun: string;
-  campaigns: SQL;
+  /** Whose activity the store reads (store/progress.ts): CDRs or SMS messages. */
+  activity: ActivityKind;
   /** What one unit is called in the lines: calls or messages. */
   words: { done: string; good: string; bad: string };
-  /** The newest id of the activity table (the first watermark). */
-  top: SQL;
-  /** Per START campaign: activity with id > `after` (done, good, bad, spend), and the newest id seen. */
-  progress(after: number): SQL;
-  /** Per campaign in `ids`: its whole activity, for the end line. */
-  totals(ids: SQL): SQL;
 }
-
-const voiceActivity = (where: SQL) => sql`select campaign_id as cid,
-    count(*) filter (where leg_type = ${LegType.A})::int as done,
-    count(*) filter (where leg_type = ${LegType.A} and disposition = 'ANSWER')::int as good,
-    count(*) filter (where leg_type = ${LegType.A} and disposition <> 'ANSWER')::int as bad,
-    coalesce(sum(call_cost), 0)::text as spend
-  from cdrs where ${where} group by campaign_id`;
-
-const smsActivity = (where: SQL) => sql`select sms_campaign_id as cid,
-    count(*) filter (where status <> ${SmsMessageStatus.Unsent})::int as done,
-    count(*) filter (where status = ${SmsMessageStatus.Delivered})::int as good,
-    count(*) filter (where status = ${SmsMessageStatus.Failed})::int as bad,
-    coalesce(sum(cost), 0)::text as spend
-  from sms_messages where ${where} group by sms_campaign_id`;
-
-/** The one progress statement: the watermark row always comes back, joined to every START campaign. */
-const progressSql = (campaigns: SQL, activity: SQL, topOf: SQL) => sql`with a as (${activity}), m as (${topOf})
-  select m.top, c.id, c.name, c.engine_state, coalesce(a.done, 0) as done, coalesce(a.good, 0) as good,
-    coalesce(a.bad, 0) as bad, coalesce(a.spend, '0') as spend
-  from m left join ${campaigns} c on c.status = ${CampaignStatus.Start} left join a on a.cid = c.id order by c.id`;
 
 export const voiceKind: Kind = {
   noun: 'campaign',
-  campaigns: sql`campaigns`,
+  activity: 'voice',
   words: { done: 'calls', good: 'answered', bad: 'failed' },
-  top: sql`select coalesce(max(id), 0) as top from cdrs`,
-  progress: (after) => progressSql(sql`campaigns`, voiceActivity(sql`id > ${after}`), sql`select coalesce(max(id), ${after}) as top from cdrs where id > ${after}`),
-  totals: (ids) => voiceActivity(sql`campaign_id = any(${ids})`),
 };
 
 export const smsKind: Kind = {
   noun: 'sms campaign',
-  campaigns: sql`sms_campaigns`,
+  activity: 'sms',
   words: { done: 'messages sent', good: 'delivered', bad: 'failed' },
-  top: sql`select coalesce(max(id), 0) as top from sms_messages`,
-  progress: (after) =>
-    progressSql(sql`sms_campaigns`, smsActivity(sql`id > ${after} and sms_campaign_id is not null`), sql`select coalesce(max(id), ${after}) as top from sms_messages where id > ${after}`),
-  totals: (ids) => smsActivity(sql`sms_campaign_id = any(${ids})`),
 };
 
-/** Why an engine's END happened, from the engine_state it wrote (engine.ts, sms.ts). */
+/** Why an engine's END happened, from the engine_state it wrote (store/campaigns.ts, store/sms-campaigns.ts). */
 const endReasons: Record<string, string> = {
   'finished (expired)': 'expired',
   'finished (every subscriber done)': 'done (end_when_done: every subscriber final)',
 };
 
-const idArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 const money = (s: string) => Number(s).toFixed(2);
 
 /** The lines of one kind of campaign (voice or SMS) for one engine. */
@@ -142,8 +97,7 @@ export class CampaignReport {
   /** Before the first pass: progress counts what is written from now on. */
   async begin(): Promise<void> {
     if (this.watermark !== undefined) return;
-    const [row] = await queryRows<{ top: number | string }>(this.ctx.db, this.kind.top);
-    this.watermark = Number(row?.top ?? 0);
+    this.watermark = await activityTop(this.ctx.db, this.kind.activity);
     this.lastProgress = this.ctx.clock.now().getTime();
   }
 
@@ -158,11 +112,8 @@ export class CampaignReport {
 
   /** One line per campaign that left START: why, and its totals. */
   private async tellStops(ids: number[]): Promise<void> {
-    const rows = await queryRows<{ id: number; name: string; status: number; engine_state: string | null }>(
-      this.ctx.db,
-      sql`select id, name, status, engine_state from ${this.kind.campaigns} where id = any(${idArray(ids)})`,
-    );
-    const totals = await queryRows<{ cid: number; done: number; good: number; bad: number; spend: string }>(this.ctx.db, this.kind.totals(idArray(ids)));
+    const rows = await campaignStates(this.ctx.db, this.kind.activity, ids);
+    const totals = await campaignTotals(this.ctx.db, this.kind.activity, ids);
     const byId = new Map(totals.map((t) => [Number(t.cid), t]));
     const w = this.kind.words;
     for (const r of rows) {
@@ -189,7 +140,7 @@ export class CampaignReport {
     const now = this.ctx.clock.now().getTime();
     if (this.watermark === undefined || now - (this.lastProgress ?? now) < progressEveryMs) return;
     this.lastProgress = now;
-    const rows = await queryRows<ProgressRow>(this.ctx.db, this.kind.progress(this.watermark));
+    const rows = await progressSince(this.ctx.db, this.kind.activity, this.watermark);
     this.watermark = Number(rows[0]?.top ?? this.watermark);
     const w = this.kind.words;
     for (const r of rows) {

@@ -12,7 +12,7 @@ import { queryRows } from '../db/database.ts';
 import { campaigns, dncContacts, dncLists, subscribers } from '../db/schema.ts';
 import { call, dbLabel, testApp } from '../../test/helpers.ts';
 import { type Scenario, flowOf, pass, scenario, section } from './engine.fixtures.ts';
-import { ScriptedSmsDriver } from './sms.fixtures.ts';
+import { ScriptedSmsDriver } from './sms/sms.fixtures.ts';
 
 const { app, database } = await testApp();
 const db = database.db;

@@ -6,11 +6,10 @@
  * (recordResults: sent and charged, or failed and free). The message is readable at
  * /rest-api/sms-message/ with its `callrequest`. Returns the section's answer.
  */
-import { eq, sql } from 'drizzle-orm';
-import { queryRows } from '../../db/database.ts';
-import { smsGateways } from '../../db/schema.ts';
 import type { EngineContext } from '../context.ts';
 import { smsParts } from '../../drivers/sms/encoding.ts';
+import { findSmsGateway } from '../store/gateways.ts';
+import { insertCallMessage } from '../store/sms-messages.ts';
 import { recordResults } from './record.ts';
 import { renderSms } from './render.ts';
 
@@ -24,18 +23,20 @@ export interface CallSms {
 
 export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<string> {
   if (!m.campaign.sms_gateway_id) return 'sms not sent: no SMS gateway';
-  const [gateway] = await ctx.db.select().from(smsGateways).where(eq(smsGateways.id, m.campaign.sms_gateway_id));
+  const gateway = await findSmsGateway(ctx.db, m.campaign.sms_gateway_id);
   if (!gateway || gateway.status !== 1 || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
   const text = renderSms(m.template, m.variables.full_name ?? '', m.variables);
   const parts = smsParts(text).parts;
-  const [row] = await queryRows<{ id: number }>(
-    ctx.db,
-    sql`insert into sms_messages (callrequest_id, user_id, sms_gateway_id, recipient_number, sender_number, content, parts, cost, engine_id)
-        select ${m.callrequestId}, u.id, ${gateway.id}, ${m.to}, ${m.campaign.callerid}, ${text}, ${parts}, round(u.sms_rate * ${parts}, 5), ${ctx.engineId}
-        from users u where u.id = ${m.campaign.user_id}
-        returning id`,
-  );
-  const messageId = Number(row.id);
+  const messageId = await insertCallMessage(ctx.db, {
+    callrequestId: m.callrequestId,
+    userId: m.campaign.user_id,
+    gatewayId: gateway.id,
+    to: m.to,
+    from: m.campaign.callerid,
+    text,
+    parts,
+    engineId: ctx.engineId,
+  });
   let result;
   try {
     result = await ctx.smsDrivers(gateway).send({ messageId, to: m.to, from: m.campaign.callerid, text });

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openDatabase } from '../../db/database.ts';
 import type { Db } from '../../db/database.ts';
+import { makeDncList, makePhonebook } from '../../../test/factories.ts';
 import { dbLabel, freshPostgresDatabase, onPostgres } from '../../../test/helpers.ts';
-import { contactsOf, dncNumbersOf, makeDncList, makePhonebook } from './bulk.fixtures.ts';
+import { contactsOf, dncNumbersOf } from './bulk.fixtures.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-cli-'));
 const postgres = onPostgres ? await freshPostgresDatabase() : undefined;

@@ -1,19 +1,9 @@
-/** Test fixtures of the bulk import: lists made directly in the database, multipart uploads. */
+/** Test fixtures of the bulk import: what a list holds, multipart uploads (its phonebooks and DNC lists: test/factories.ts). */
 import type { FastifyInstance } from 'fastify';
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { contacts, dncContacts, dncLists, phonebooks } from '../../db/schema.ts';
+import { contacts, dncContacts } from '../../db/schema.ts';
 import { unique } from '../../../test/factories.ts';
-
-export async function makePhonebook(db: Db, userId: number): Promise<number> {
-  const [row] = await db.insert(phonebooks).values({ name: unique('pb'), user_id: userId }).returning();
-  return row.id;
-}
-
-export async function makeDncList(db: Db, userId: number): Promise<number> {
-  const [row] = await db.insert(dncLists).values({ name: unique('dnc'), user_id: userId }).returning();
-  return row.id;
-}
 
 export function contactsOf(db: Db, phonebookId: number) {
   return db

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { contacts } from '../../db/schema.ts';
-import { makeUser } from '../../../test/factories.ts';
+import { makeDncList, makePhonebook, makeUser } from '../../../test/factories.ts';
 import { call, dbLabel, testApp, testConfig } from '../../../test/helpers.ts';
 import { PGLITE_COPY_ROWS } from './bulk.copy.ts';
-import { contactsOf, dncNumbersOf, makeDncList, makePhonebook, upload } from './bulk.fixtures.ts';
+import { contactsOf, dncNumbersOf, upload } from './bulk.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;

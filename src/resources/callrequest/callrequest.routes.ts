@@ -7,7 +7,7 @@ import { callrequests } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
 import { notFound } from '../../http/errors.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
-import { CallRequestRecord, CallResultRecord, presentCallRequest, presentCallResult } from './callrequest.present.ts';
+import { presentCallRequest, presentCallResult } from './callrequest.present.ts';
 import {
   countCallRequests,
   countCallResults,
@@ -16,6 +16,7 @@ import {
   listCallResults,
   visibleCallRequests,
 } from './callrequest.repository.ts';
+import { CallRequestRecord, CallResultRecord } from './callrequest.schema.ts';
 
 const tags = ['callrequest'];
 

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { callrequests, callResults, cdrs } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makeSurvey } from '../campaigns/campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 const alice = await makeUser(db);
 const bob = await makeUser(db);
-const gateway = await makeGateway(db);
+const gateway = (await makeGateway(db)).id;
 
 /** A campaign of alice with two calls: one answered (with a survey answer), one busy. */
 async function calls() {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makeSurvey } from '../campaigns/campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 const alice = await makeUser(db);
 const bob = await makeUser(db);
-const gateway = await makeGateway(db);
+const gateway = (await makeGateway(db)).id;
 let serial = 0;
 const number = () => `+1415555${String(1000 + serial++).padStart(4, '0')}${Math.floor(Math.random() * 10)}`;
 

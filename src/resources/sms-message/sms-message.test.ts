@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { smsCampaigns, smsMessages } from '../../db/schema.ts';
-import { makeSmsGateway } from '../../engine/sms.fixtures.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { makeSmsGateway, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../../test/helpers.ts';
 
 const t = await testApp();

@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { contacts, subscribers } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makePhonebook, makeSurvey } from '../campaigns/campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 const alice = await makeUser(db);
 const bob = await makeUser(db);
-const gateway = await makeGateway(db);
+const gateway = (await makeGateway(db)).id;
 
 async function campaign(user = alice): Promise<number> {
   const res = await call(t.app, user.auth, 'POST', '/rest-api/campaigns/', {

@@ -3,19 +3,19 @@
  * `recover` with its crash recovery, `settle` on stop). Each pass: contacts trickled into the
  * phonebooks of running SMS campaigns join them, campaigns past their expiration (or done, with
  * end_when_done) END, ABORT marks pending subscribers ABORT; then each START campaign gets a
- * send run: claim a batch (sms/claim.ts, committed 'unsent'), hand it to the gateway's driver,
- * record the answers in one transaction (sms/record.ts), and claim again while batches come full
+ * send run: claim a batch (claim.ts, committed 'unsent'), hand it to the gateway's driver,
+ * record the answers in one transaction (record.ts), and claim again while batches come full
  * (no pace limit) within a short time budget. One run per campaign at a time, so memory stays
  * bounded by one batch per campaign.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
-import { CampaignStatus, SmsSubscriberStatus } from '../db/schema.ts';
-import type { EngineContext } from './context.ts';
-import { smsSpool, spoolNewContacts } from '../campaign/spool.ts';
-import { claimMessages, maxPerBatch, type SmsClaim } from './sms/claim.ts';
-import { CampaignReport, smsKind } from './report.ts';
-import { recordResults, recoverSmsOrphans, type SendResult } from './sms/record.ts';
+import type { EngineContext } from '../context.ts';
+import { smsSpool, spoolNewContacts } from '../../campaign/spool.ts';
+import { CampaignReport, smsKind } from '../report.ts';
+import { type DeadEngines, recoverSmsOrphans } from '../recover.ts';
+import { endDueSmsCampaigns, startSmsCampaignIds } from '../store/sms-campaigns.ts';
+import { abortPendingSmsSubscribers } from '../store/sms-subscribers.ts';
+import { claimMessages, maxPerBatch, type SmsClaim } from './claim.ts';
+import { recordResults, type SendResult } from './record.ts';
 
 /** Messages handed to a driver at once within a batch. */
 const sendConcurrency = 100;
@@ -60,7 +60,7 @@ export class SmsEngine {
     await spoolNewContacts(db, { target: smsSpool, timeZone: this.ctx.config.timeZone });
     await this.endCampaigns();
     await this.applyAbort();
-    const live = await queryRows<{ id: number }>(db, sql`select id from sms_campaigns where status = ${CampaignStatus.Start} order by id`);
+    const live = await startSmsCampaignIds(db);
     let claimed = 0;
     for (const { id } of live) {
       if (this.stopping()) break;
@@ -120,34 +120,18 @@ export class SmsEngine {
 
   /** END: SMS campaigns past their expiration, and end_when_done ones with every subscriber final. */
   private async endCampaigns(): Promise<number> {
-    const now = this.ctx.clock.now().toISOString();
-    const S = SmsSubscriberStatus;
-    const rows = await queryRows<{ id: number }>(
-      this.ctx.db,
-      sql`update sms_campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
-            engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
-          where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
-            select 1 from sms_subscribers s where s.sms_campaign_id = c.id and s.status in (${S.Pending}, ${S.Pause}, ${S.InProcess}))))
-          returning c.id`,
-    );
+    const rows = await endDueSmsCampaigns(this.ctx.db, this.ctx.clock.now().toISOString());
     await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }
 
   /** ABORT: pending subscribers of aborted SMS campaigns become ABORT. */
   private async applyAbort(): Promise<number> {
-    const S = SmsSubscriberStatus;
-    const rows = await queryRows<{ id: number }>(
-      this.ctx.db,
-      sql`update sms_subscribers s set status = ${S.Abort}, reason = 'campaign aborted', updated_date = now()
-          from sms_campaigns c where c.id = s.sms_campaign_id and c.status = ${CampaignStatus.Abort}
-            and s.status in (${S.Pending}, ${S.Pause}) returning s.id`,
-    );
-    return rows.length;
+    return (await abortPendingSmsSubscribers(this.ctx.db)).length;
   }
 
-  /** Settles the messages dead engines left 'unsent' (see sms/record.ts). */
-  recover(opts: { anyOtherEngine: boolean; staleMs: number }): Promise<number> {
+  /** Settles the messages dead engines left 'unsent' (see ../recover.ts). */
+  recover(opts: DeadEngines): Promise<number> {
     return recoverSmsOrphans(this.ctx, opts);
   }
 

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { asc, eq, sql } from 'drizzle-orm';
-import { queryRows } from '../db/database.ts';
-import { CampaignStatus, contacts, dncContacts, dncLists, smsCampaigns, smsMessages, smsSubscribers, users } from '../db/schema.ts';
-import { isDoNotCall } from '../campaign/dnc.ts';
-import { makePhonebook } from '../resources/campaigns/campaign.fixtures.ts';
-import { makeUser } from '../../test/factories.ts';
-import { call, dbLabel, testApp } from '../../test/helpers.ts';
-import { claimMessages } from './sms/claim.ts';
-import { ScriptedSmsDriver, makeSmsEngine, smsPass, smsScenario } from './sms.fixtures.ts';
+import { queryRows } from '../../db/database.ts';
+import { CampaignStatus, contacts, dncContacts, dncLists, smsCampaigns, smsMessages, smsSubscribers, users } from '../../db/schema.ts';
+import { isDoNotCall } from '../../campaign/dnc.ts';
+import { makeEngine, makePhonebook, makeUser } from '../../../test/factories.ts';
+import { call, dbLabel, testApp } from '../../../test/helpers.ts';
+import { claimMessages } from './claim.ts';
+import { ScriptedSmsDriver, smsPass, smsScenario } from './sms.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
@@ -261,7 +260,7 @@ test(`messages left unsent by a dead engine are settled as failed ENGINE_RESTART
   const driver = new ScriptedSmsDriver();
   const s = await smsScenario(db, { driver, numbers: ['+15559001', '+15559002'], campaign: { maxretry: 1, intervalretry: 0 } });
   await db.update(smsSubscribers).set({ count_attempt: 0 }).where(eq(smsSubscribers.sms_campaign_id, s.campaignId));
-  const dead = makeSmsEngine(db, s.clock, () => driver, 'dead-engine');
+  const dead = makeEngine(db, s.clock, { smsDriver: driver, engineId: 'dead-engine' });
   const claim = await claimMessages(dead.ctx, s.campaignId); // committed, then the engine "dies"
   assert.equal(claim.messages.length, 2);
   await s.clock.advance(60_000);

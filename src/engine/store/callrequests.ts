@@ -1,0 +1,83 @@
+/**
+ * The callrequests as the engine writes them: the lines in use (CALLING, per campaign and
+ * gateway), the CALLING rows a claim inserts (one statement for the batch), the CALLING rows
+ * dead engines left (recover.ts), and each call's final status (outcome.ts).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+import { CallRequestStatus } from '../../db/schema.ts';
+import { json } from './sql.ts';
+
+/** CALLING callrequests on `gatewayId`: all of them, and `campaignId`'s (reads callrequests_in_flight_idx). */
+export async function callingLines(tx: Db, campaignId: number, gatewayId: number): Promise<{ campaign: number; gateway: number }> {
+  const [n] = await queryRows<{ campaign: number; gateway: number }>(
+    tx,
+    sql`select count(*) filter (where campaign_id = ${campaignId})::int as campaign, count(*)::int as gateway
+        from callrequests where status = ${CallRequestStatus.Calling} and gateway_id = ${gatewayId}`,
+  );
+  return n;
+}
+
+/** A call to insert CALLING. */
+export interface NewCall {
+  subscriber_id: number;
+  call_uuid: string;
+  phone_number: string;
+  callerid: string;
+  attempt: number;
+}
+
+/** Inserts the calls CALLING for one campaign, gateway and engine at `now`; returns their ids by call_uuid. */
+export function insertCallingCallrequests(
+  tx: Db,
+  at: { campaignId: number; gatewayId: number; engineId: string; now: string },
+  values: NewCall[],
+): Promise<{ id: number; call_uuid: string }[]> {
+  return queryRows<{ id: number; call_uuid: string }>(
+    tx,
+    sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, callerid, gateway_id, attempt, engine_id, call_time)
+        select ${at.campaignId}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.callerid, ${at.gatewayId}, v.attempt,
+          ${at.engineId}, ${at.now}::timestamptz
+        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, callerid text, attempt int)
+        returning id, call_uuid`,
+  );
+}
+
+/** A CALLING call of a dead engine, with what its outcome needs. */
+export interface OrphanCall {
+  id: number;
+  call_uuid: string;
+  campaign_id: number;
+  user_id: number;
+  subscriber_id: number | null;
+  contact_id: number | null;
+  phone_number: string;
+  callerid: string;
+  call_time: string | null;
+}
+
+/** Up to 1000 CALLING calls whose engine is dead (`dead`: heartbeats.ts deadEngine on `r.engine_id`), by id. */
+export function findOrphanCalls(db: Db, dead: SQL): Promise<OrphanCall[]> {
+  return queryRows<OrphanCall>(
+    db,
+    sql`select r.id, r.call_uuid, r.campaign_id, c.user_id, r.subscriber_id, s.contact_id, r.phone_number, r.callerid, r.call_time
+        from callrequests r join campaigns c on c.id = r.campaign_id left join subscribers s on s.id = r.subscriber_id
+        where r.status = ${CallRequestStatus.Calling} and ${dead} order by r.id limit 1000`,
+  );
+}
+
+/** A call's final status, as settleCallrequests reads it. */
+export interface SettledCall {
+  id: number;
+  status: number;
+  cause_name: string;
+  cause: number;
+  completed: boolean;
+}
+
+export async function settleCallrequests(tx: Db, rows: SettledCall[]): Promise<void> {
+  await tx.execute(sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
+      hangup_cause_q850 = v.cause, completed = v.completed
+    from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean)
+    where r.id = v.id`);
+}

@@ -1,0 +1,47 @@
+/**
+ * The CDRs of finished calls (outcome.ts), one statement per batch: each leg priced at its
+ * owner's call_rate in SQL numeric, the owners' balances charged, the legs inserted in order.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/database.ts';
+import { json } from './sql.ts';
+
+/** One CDR leg, as the set-based insert reads it (jsonb_to_recordset). */
+export interface LegRow {
+  callid: string;
+  callerid: string;
+  phone: string;
+  started: string;
+  duration: number;
+  billsec: number;
+  billed: number;
+  cause: number;
+  disposition: string;
+  leg_type: number;
+  amd: number;
+  callrequest_id: number;
+  campaign_id: number;
+  subscriber_id: number;
+  contact_id: number | null;
+  user_id: number;
+}
+
+/** CDR legs with their cost (the owner's call_rate, SQL numeric), and the owners billed. */
+export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
+  await tx.execute(sql`
+    with legs as (
+      select row_number() over () as ord, l.* from jsonb_to_recordset(${json(legs)}) as l(callid text, callerid text, phone text,
+        started timestamptz, duration int, billsec int, billed int, cause int, disposition text, leg_type int, amd int,
+        callrequest_id bigint, campaign_id int, subscriber_id bigint, contact_id int, user_id int)
+    ), priced as (
+      select l.*, round(u.call_rate * l.billed::numeric / 60, 5) as cost from legs l left join users u on u.id = l.user_id
+    ), bill as (
+      update users u set balance = u.balance - b.total
+      from (select user_id, sum(cost) as total from priced where billed > 0 group by user_id) b where u.id = b.user_id
+    )
+    insert into cdrs (callid, callerid, phone_number, starting_date, duration, billsec, billed_duration, call_cost,
+      hangup_cause_q850, disposition, leg_type, amd_status, callrequest_id, campaign_id, subscriber_id, contact_id, user_id)
+    select callid, callerid, phone, started, duration, billsec, billed, coalesce(cost, 0), cause, disposition, leg_type, amd,
+      callrequest_id, campaign_id, subscriber_id, contact_id, user_id
+    from priced order by ord`);
+}

@@ -1,0 +1,17 @@
+/** The do-not-call lists a call's opt-out section writes to (ivr.ts, section 9). */
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+
+/** The campaign's DNC list, or else the owner's first global list. */
+export async function optOutList(db: Db, dncId: number | null, userId: number): Promise<{ id: number } | undefined> {
+  const [list] = await queryRows<{ id: number }>(
+    db,
+    sql`select id from dnc_lists where id = ${dncId ?? 0}
+        union all (select id from dnc_lists where user_id = ${userId} and is_global order by id limit 1) limit 1`,
+  );
+  return list;
+}
+
+export async function addDncNumber(db: Db, dncId: number, phoneNumber: string): Promise<void> {
+  await db.execute(sql`insert into dnc_contacts (dnc_id, phone_number) values (${dncId}, ${phoneNumber})`);
+}

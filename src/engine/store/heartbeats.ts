@@ -1,0 +1,36 @@
+/**
+ * engine_heartbeats: each engine beats its row every pass; recovery (recover.ts) takes an engine
+ * whose row is stale (or missing) for dead. `deadEngine` is the one predicate both kinds of
+ * in-flight work (voice callrequests, SMS messages) use to find a dead engine's rows.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../../db/database.ts';
+
+/** Writes (or refreshes) the heartbeat of `engineId` at `at`. */
+export async function beat(db: Db, engineId: string, at: Date): Promise<void> {
+  await db.execute(sql`insert into engine_heartbeats (engine_id, heartbeat_at) values (${engineId}, ${at.toISOString()}::timestamptz)
+    on conflict (engine_id) do update set heartbeat_at = excluded.heartbeat_at`);
+}
+
+/** Removes the heartbeat of `engineId` (a clean stop). */
+export async function forgetEngine(db: Db, engineId: string): Promise<void> {
+  await db.execute(sql`delete from engine_heartbeats where engine_id = ${engineId}`);
+}
+
+/** Which engines count as dead (recover.ts): on PGlite any but this one, on PostgreSQL the silent ones. */
+export interface DeadEngines {
+  anyOtherEngine: boolean;
+  staleMs: number;
+}
+
+/**
+ * The predicate "the engine in `column` is dead" for a row alias's engine_id column (`r.engine_id`):
+ * any engine but `engineId`, or, without `anyOtherEngine`, one with no heartbeat since `staleBefore`.
+ */
+export function deadEngine(column: 'r.engine_id' | 'm.engine_id', engineId: string, opts: DeadEngines, now: Date): SQL {
+  const col = sql.raw(column);
+  if (opts.anyOtherEngine) return sql`${col} <> ${engineId}`;
+  const staleBefore = new Date(now.getTime() - opts.staleMs).toISOString();
+  return sql`${col} <> ${engineId} and not exists (select 1 from engine_heartbeats h
+          where h.engine_id = ${col} and h.heartbeat_at >= ${staleBefore}::timestamptz)`;
+}

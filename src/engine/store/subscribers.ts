@@ -1,0 +1,80 @@
+/**
+ * The voice campaigns' subscribers as the engine moves them: claimed ones on a do-not-call list
+ * (NOT_AUTHORIZED), claimed ones IN_PROCESS, settled after their calls (outcome.ts), ABORT for
+ * aborted campaigns, and IN_PROCESS ones with no call in flight back to PENDING (recover.ts).
+ * The claim's pick of due subscribers: due-subscribers.ts (shared with SMS).
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+import { CallRequestStatus, CampaignStatus, SubscriberStatus, subscribers } from '../../db/schema.ts';
+import { doNotCallSql } from '../../campaign/dnc.ts';
+import { idArray, json } from './sql.ts';
+
+export type SubscriberRow = typeof subscribers.$inferSelect;
+
+/** Marks the subscribers `ids` on a DNC list (the owner's, the campaign's) NOT_AUTHORIZED (7); returns those hit. */
+export function markDoNotCall(tx: Db, ids: number[], userId: number, dncId: number | null): Promise<{ id: number }[]> {
+  return queryRows<{ id: number }>(
+    tx,
+    sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
+        where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, dncId)}
+        returning s.id`,
+  );
+}
+
+/** Marks the subscribers `ids` IN_PROCESS with one more attempt at `now`; returns their rows. */
+export function markInProcess(tx: Db, ids: number[], now: string): Promise<SubscriberRow[]> {
+  return tx
+    .update(subscribers)
+    .set({ status: SubscriberStatus.InProcess, count_attempt: sql`${subscribers.count_attempt} + 1`, last_attempt: now, updated_date: now })
+    .where(sql`${subscribers.id} = any(${idArray(ids)})`)
+    .returning();
+}
+
+/** A subscriber after its call, as settleSubscribers reads it. */
+export interface SettledSubscriber {
+  id: number;
+  answered: boolean;
+  /** SENT or COMPLETED, when answered. */
+  done: number;
+  /** When the call ended (ISO): the retry counts from it. */
+  ended: string;
+  cause_name: string;
+}
+
+/** The subscribers after their calls: answered → SENT/COMPLETED; else PENDING (retry) or FAIL. */
+export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Promise<void> {
+  await tx.execute(sql`
+    update subscribers s set updated_date = now(),
+      status = case when v.answered then v.done
+                    when c.status = ${CampaignStatus.Abort} then ${SubscriberStatus.Abort}::int
+                    when s.count_attempt < 1 + c.maxretry then ${SubscriberStatus.Pending}::int
+                    else ${SubscriberStatus.Fail}::int end,
+      next_attempt_at = case when v.answered then s.next_attempt_at else v.ended + c.intervalretry * interval '1 second' end,
+      reason = case when v.answered then '' when s.count_attempt < 1 + c.maxretry then v.cause_name
+                    else 'no attempt left (last: ' || v.cause_name || ')' end
+    from jsonb_to_recordset(${json(rows)}) as v(id bigint, answered boolean, done int, ended timestamptz, cause_name text), campaigns c
+    where c.id = s.campaign_id and s.id = v.id and s.status = ${SubscriberStatus.InProcess}`);
+}
+
+/** ABORT: the pending subscribers of aborted campaigns; returns those changed. */
+export function abortPendingSubscribers(db: Db): Promise<{ id: number }[]> {
+  return queryRows<{ id: number }>(
+    db,
+    sql`update subscribers s set status = ${SubscriberStatus.Abort}, reason = 'campaign aborted', updated_date = now()
+          from campaigns c where c.id = s.campaign_id and c.status = ${CampaignStatus.Abort}
+            and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}) returning s.id`,
+  );
+}
+
+/**
+ * A subscriber IN_PROCESS with no CALLING callrequest (crash between writes is impossible —
+ * they share a transaction — but a hand-edited row is not): back to PENDING. Looked up per
+ * campaign, so the (campaign_id, status) index answers it instead of a scan of every subscriber.
+ */
+export async function releaseStrandedSubscribers(db: Db): Promise<void> {
+  await db.execute(sql`update subscribers s set status = ${SubscriberStatus.Pending}
+    where s.campaign_id in (select id from campaigns) and s.status = ${SubscriberStatus.InProcess}
+      and not exists (select 1 from callrequests r
+      where r.subscriber_id = s.id and r.status = ${CallRequestStatus.Calling})`);
+}

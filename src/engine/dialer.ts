@@ -13,6 +13,7 @@ import { queryRows } from '../db/database.ts';
 import {
   CallRequestStatus,
   CampaignStatus,
+  GatewayStatus,
   SubscriberStatus,
   callerids,
   campaigns,
@@ -85,7 +86,7 @@ export function pickCallerId(fallback: string, group: { areacode: string; caller
 /** Why the campaign may not dial now, before counting slots ('' = it may). */
 async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow | undefined): Promise<string> {
   if (!gateway) return 'no gateway';
-  if (gateway.status !== 1) return 'gateway inactive';
+  if (gateway.status !== GatewayStatus.Active) return 'gateway inactive';
   const now = ctx.clock.now();
   // A carrier's 503 Retry-After: no call is claimed (so none burns an attempt) until it passes.
   let paused: Date | null | undefined;

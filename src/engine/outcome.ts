@@ -11,25 +11,25 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { AmdStatus, CallRequestStatus, CampaignStatus, LegType, SubscriberStatus } from '../db/schema.ts';
-import type { AmdResult, Hangup } from '../drivers/voice/driver.ts';
+import { type AmdResult, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
 export function disposition(cause: number, answered: boolean): string {
   if (answered) return 'ANSWER'; // hitting callmaxduration is still an answered call
   switch (cause) {
-    case 16:
+    case Q850.NormalClearing:
       return 'ANSWER';
-    case 17:
+    case Q850.UserBusy:
       return 'BUSY';
-    case 19:
+    case Q850.NoAnswer:
       return 'NOANSWER';
-    case 21:
+    case Q850.CallRejected:
       return 'REJECTED';
-    case 487:
+    case Q850.OriginatorCancel:
       return 'CANCEL';
-    case 34:
-    case 42:
+    case Q850.Congestion:
+    case Q850.SwitchingEquipmentCongestion:
       return 'CONGESTION';
     default:
       return 'FAILED';

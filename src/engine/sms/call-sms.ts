@@ -8,7 +8,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../db/database.ts';
-import { smsGateways } from '../../db/schema.ts';
+import { GatewayStatus, smsGateways } from '../../db/schema.ts';
 import type { EngineContext } from '../context.ts';
 import { smsParts } from '../../drivers/sms/encoding.ts';
 import { recordResults } from './record.ts';
@@ -25,7 +25,7 @@ export interface CallSms {
 export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<string> {
   if (!m.campaign.sms_gateway_id) return 'sms not sent: no SMS gateway';
   const [gateway] = await ctx.db.select().from(smsGateways).where(eq(smsGateways.id, m.campaign.sms_gateway_id));
-  if (!gateway || gateway.status !== 1 || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
+  if (!gateway || gateway.status !== GatewayStatus.Active || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
   const text = renderSms(m.template, m.variables.full_name ?? '', m.variables);
   const parts = smsParts(text).parts;
   const [row] = await queryRows<{ id: number }>(

@@ -8,7 +8,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { CampaignStatus, smsCampaigns, smsGateways, smsSubscribers, SmsSubscriberStatus } from '../../db/schema.ts';
+import { CampaignStatus, GatewayStatus, smsCampaigns, smsGateways, smsSubscribers, SmsSubscriberStatus } from '../../db/schema.ts';
 import { doNotCallSql } from '../../campaign/dnc.ts';
 import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
 import type { EngineContext } from '../context.ts';
@@ -42,7 +42,7 @@ export const maxPerBatch = 500;
 /** Why the campaign may not send now ('' = it may). */
 async function blockReason(tx: Db, ctx: EngineContext, c: SmsCampaignRow, gateway: SmsGatewayRow | undefined): Promise<string> {
   if (!gateway) return 'no sms gateway';
-  if (gateway.status !== 1) return 'gateway inactive';
+  if (gateway.status !== GatewayStatus.Active) return 'gateway inactive';
   const reason = windowBlock(c, ctx.clock.now(), ctx.config.timeZone);
   if (reason) return reason;
   return ownerBlock(tx, c.user_id, 'sms');

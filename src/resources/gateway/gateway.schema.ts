@@ -3,10 +3,8 @@
  * see their configuration; anyone else reads `id`, `url` and `name`, hence the optional fields.
  */
 import { Type } from '@sinclair/typebox';
+import { GatewayStatus } from '../../db/schema.ts';
 import { choice, integer, jsonObject, text } from '../../http/fields.ts';
-
-/** Gateway `status`. */
-export const GatewayStatus = { Inactive: 0, Active: 1 } as const;
 
 export const gatewayFields = {
   name: text({ required: true, max: 100, blank: false }),

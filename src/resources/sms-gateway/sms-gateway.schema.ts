@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { choice, jsonObject, text } from '../../http/fields.ts';
-import { GatewayStatus } from '../gateway/gateway.schema.ts';
+import { GatewayStatus } from '../../db/schema.ts';
 
 export const smsGatewayFields = {
   name: text({ required: true, max: 100, blank: false }),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openDatabase } from '../../db/database.ts';
 import { dbLabel, freshPostgresDatabase, onPostgres } from '../../../test/helpers.ts';
-import { findGateway, type GatewayRow } from './gateway.repository.ts';
+import { findGateway, type GatewayRow } from './gateway.kind.ts';
 import { withoutUsingLine } from '../../../test/cli-process.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-'));

@@ -4,8 +4,8 @@ import { eq } from 'drizzle-orm';
 import { CampaignStatus, campaigns, gateways } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { findGateway } from './gateway.repository.ts';
-import { maskSecrets, restoreSecrets } from './gateway.secrets.ts';
+import { findGateway } from './gateway.kind.ts';
+import { maskSecrets, restoreSecrets } from '../gateways/gateways.secrets.ts';
 
 const t = await testApp();
 const { db } = t.database;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openDatabase } from '../../db/database.ts';
 import { dbLabel, freshPostgresDatabase, onPostgres } from '../../../test/helpers.ts';
-import { findSmsGateway, type SmsGatewayRow } from './sms-gateway.repository.ts';
+import { findSmsGateway, type SmsGatewayRow } from './sms-gateway.kind.ts';
 import { withoutUsingLine } from '../../../test/cli-process.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sms-gateway-cli-'));

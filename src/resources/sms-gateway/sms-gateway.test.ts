@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { CampaignStatus, smsCampaigns, smsGateways, smsInbound, smsMessages } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { findSmsGateway } from './sms-gateway.repository.ts';
+import { findSmsGateway } from './sms-gateway.kind.ts';
 
 const t = await testApp();
 const { db } = t.database;

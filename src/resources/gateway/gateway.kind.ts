@@ -37,14 +37,8 @@ export const GatewayRecord = gatewayRecord(
 
 export const voiceGateway: GatewayKind<typeof gateways, typeof gatewayFields> = {
   resource: 'gateway',
-  label: 'gateway',
-  noun: 'gateway',
-  campaignNoun: 'campaign',
+  words: { label: 'gateway', noun: 'gateway', campaign: 'campaign' },
   table: gateways,
-  usedBy: { table: campaigns, gateway: campaigns.aleg_gateway_id, status: campaigns.status },
-  drivers: { names: driverNames, fallback: DEFAULT_DRIVER, validate: validateDriverSettings },
-  fields: gatewayFields,
-  record: GatewayRecord,
   ownColumns: (input) => ({
     gateways: input.gateways ?? undefined,
     addprefix: input.addprefix ?? undefined,
@@ -52,6 +46,8 @@ export const voiceGateway: GatewayKind<typeof gateways, typeof gatewayFields> = 
     originate_dial_string: input.originate_dial_string ?? undefined,
     maximum_call: input.maximum_call,
   }),
+  fields: gatewayFields,
+  record: GatewayRecord,
   present: (_request, row) => ({
     config: {
       gateways: row.gateways,
@@ -61,6 +57,8 @@ export const voiceGateway: GatewayKind<typeof gateways, typeof gatewayFields> = 
       maximum_call: row.maximum_call,
     },
   }),
+  usedBy: { table: campaigns, gateway: campaigns.aleg_gateway_id, status: campaigns.status },
+  drivers: { names: driverNames, fallback: DEFAULT_DRIVER, validate: validateDriverSettings },
 };
 
 /** The gateway with this id, active or not (any user may use any gateway, contract §8). */

@@ -2,21 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, campaigns, gateways } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
-import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
+import { unique } from '../../../test/factories.ts';
+import { call, dbLabel } from '../../../test/helpers.ts';
+import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
 import { findGateway } from './gateway.kind.ts';
 import { maskSecrets, restoreSecrets } from '../gateways/gateways.secrets.ts';
 
-const t = await testApp();
-const { db } = t.database;
-const admin = await makeUser(db, { admin: true });
-const alice = await makeUser(db);
-
-async function makeGateway(body: Record<string, unknown> = {}) {
-  const res = await call(t.app, admin.auth, 'POST', '/rest-api/gateway/', { name: unique('gw'), ...body });
-  assert.equal(res.statusCode, 201, res.body);
-  return { id: idOf(res.data.url), url: res.data.url as string, data: res.data };
-}
+const { t, db, admin, alice, makeGateway } = await gatewayTestApp('gateway', 'gw');
 
 /** A campaign of alice's in `status` dialing through `gatewayId` (written directly). */
 async function makeCampaign(gatewayId: number, status: number) {

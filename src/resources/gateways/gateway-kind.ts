@@ -32,26 +32,26 @@ export interface DriverRegistry {
 export interface GatewayKind<T extends GatewayTable = GatewayTable, F extends Fields = Fields> {
   /** The path segment under /rest-api/ and the OpenAPI tag: `gateway`, `sms-gateway`. */
   resource: string;
-  /** Its name in field errors and CLI errors: `gateway`, `sms gateway`. */
-  label: string;
-  /** Its name in conflicts, and that of the campaigns using it: `gateway`/`campaign`, `SMS gateway`/`SMS campaign`. */
-  noun: string;
-  campaignNoun: string;
+  /**
+   * Its name in field and CLI errors (`label`: `gateway`, `sms gateway`), in conflicts (`noun`:
+   * `gateway`, `SMS gateway`) and that of the campaigns using it (`campaign`, `SMS campaign`).
+   */
+  words: { label: string; noun: string; campaign: string };
   table: T;
-  /** The campaigns that dial or send through a gateway: their table and its gateway and status columns. */
-  usedBy: { table: PgTable; gateway: PgColumn; status: PgColumn };
-  drivers: DriverRegistry;
+  /** The kind's own columns that an input sets (undefined: unchanged). */
+  ownColumns?(input: Parsed<F>): Partial<ValuesOf<T>>;
+  /** Columns set once, when a gateway is created (the SMS gateway's callback secret). */
+  createdColumns?(): Partial<ValuesOf<T>>;
   /** The request fields: the common ones (gatewayFields) with the kind's own. */
   fields: F & CommonGatewayFields;
   /** The record (gatewayRecord); its property order is the response's. */
   record: TObject;
-  /** The kind's own columns that an input sets (undefined: unchanged). */
-  ownColumns(input: Parsed<F>): Partial<ValuesOf<T>>;
-  /** Columns set once, when a gateway is created (the SMS gateway's callback secret). */
-  createdColumns?(): Partial<ValuesOf<T>>;
   /**
    * What the admin's view adds to the common fields: `config`, the kind's own configuration
    * (before `settings`), and `derived`, what is worked out from it (after `settings`).
    */
   present(request: FastifyRequest, row: RowOf<T>): { config?: Record<string, unknown>; derived?: Record<string, unknown> };
+  /** The campaigns that dial or send through a gateway: their table and its gateway and status columns. */
+  usedBy: { table: PgTable; gateway: PgColumn; status: PgColumn };
+  drivers: DriverRegistry;
 }

@@ -46,12 +46,12 @@ export function registerGatewayCreate<T extends GatewayTable>(program: Command, 
     const body = { name: opts.name, driver, settings: jsonOption('--settings', opts.settings), ...command.body?.(opts), description: opts.description };
     // Settings are checked before the database is opened, so a typo fails fast.
     const problems = validate(driver, body.settings ?? {});
-    if (problems.length) oneLineError(kind.label, invalid({ [names.includes(driver) ? 'settings' : 'driver']: problems }));
+    if (problems.length) oneLineError(kind.words.label, invalid({ [names.includes(driver) ? 'settings' : 'driver']: problems }));
     const row = await withDatabase(async ({ db }) => {
       try {
         return await createGateway(kind, db, await parseBody(kind.fields, body, { db, user: cliOperator }));
       } catch (err) {
-        return oneLineError(kind.label, err);
+        return oneLineError(kind.words.label, err);
       }
     });
     print(String(row.id));

@@ -44,7 +44,7 @@ export function presentGateway<T extends GatewayTable>(kind: Kind<T>, request: F
 
 /** The list, read, create, update and delete routes of a gateway kind. */
 export function gatewayRoutes<T extends GatewayTable>(kind: Kind<T>) {
-  const { resource, table, fields, record } = kind;
+  const { resource, table, fields, record, words } = kind;
   const tags = [resource];
   const present = (request: FastifyRequest) => (row: RowOf<T>) => presentGateway(kind, request, row);
 
@@ -94,9 +94,9 @@ export function gatewayRoutes<T extends GatewayTable>(kind: Kind<T>) {
       if (!(await findRow(table, db, id))) throw notFound();
       await db.transaction(async (tx) => {
         const use = await campaignsUsing(kind, tx, id);
-        if (use.running) throw conflict(`This ${kind.noun} is used by a running ${kind.campaignNoun}; pause or end the campaign first.`);
+        if (use.running) throw conflict(`This ${words.noun} is used by a running ${words.campaign}; pause or end the campaign first.`);
         // A campaign's gateway link restricts the delete: a gateway they name stays (set it inactive).
-        if (use.any) throw conflict(`This ${kind.noun} is used by ${kind.campaignNoun}s; set it inactive (status ${GatewayStatus.Inactive}) instead.`);
+        if (use.any) throw conflict(`This ${words.noun} is used by ${words.campaign}s; set it inactive (status ${GatewayStatus.Inactive}) instead.`);
         await deleteRow(table, tx, id);
       });
       return reply.code(204).send();

@@ -28,7 +28,7 @@ function checkDriver(kind: GatewayKind, driver: string, settings: unknown, error
 async function checkName(kind: GatewayKind, db: Db, name: string | null | undefined, self: number | null, errors: FieldErrors): Promise<void> {
   if (!name) return;
   const other = await findRowByName(kind.table, db, name);
-  if (other && other.id !== self) errors.name = [`${kind.label} with this name already exists.`];
+  if (other && other.id !== self) errors.name = [`${kind.words.label} with this name already exists.`];
 }
 
 /** The columns that an input sets (undefined: unchanged). */
@@ -38,7 +38,7 @@ function columnsOf<T extends GatewayTable>(kind: Kind<T>, input: GatewayInput): 
     status: input.status ?? undefined,
     description: input.description ?? undefined,
     driver: input.driver ?? undefined,
-    ...kind.ownColumns(input),
+    ...kind.ownColumns?.(input),
     settings: input.settings ?? undefined,
   } as Partial<ValuesOf<T>>;
 }

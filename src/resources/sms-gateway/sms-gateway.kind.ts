@@ -38,16 +38,11 @@ export function newCallbackSecret(): string {
 
 export const smsGateway: GatewayKind<typeof smsGateways, typeof smsGatewayFields> = {
   resource: 'sms-gateway',
-  label: 'sms gateway',
-  noun: 'SMS gateway',
-  campaignNoun: 'SMS campaign',
+  words: { label: 'sms gateway', noun: 'SMS gateway', campaign: 'SMS campaign' },
   table: smsGateways,
-  usedBy: { table: smsCampaigns, gateway: smsCampaigns.sms_gateway_id, status: smsCampaigns.status },
-  drivers: { names: smsDriverNames, fallback: DEFAULT_SMS_DRIVER, validate: validateSmsDriverSettings },
+  createdColumns: () => ({ callback_secret: newCallbackSecret() }),
   fields: smsGatewayFields,
   record: SmsGatewayRecord,
-  ownColumns: () => ({}),
-  createdColumns: () => ({ callback_secret: newCallbackSecret() }),
   /**
    * The callback URLs to give the SMS gateway (they hold the secret), under the kannel driver's
    * callback_base_url when set (how Kannel reaches us), else this request's.
@@ -58,6 +53,8 @@ export const smsGateway: GatewayKind<typeof smsGateways, typeof smsGatewayFields
     const urls = callbackUrls(base, row);
     return { derived: { report_url: urls.report, inbound_url: urls.inbound } };
   },
+  usedBy: { table: smsCampaigns, gateway: smsCampaigns.sms_gateway_id, status: smsCampaigns.status },
+  drivers: { names: smsDriverNames, fallback: DEFAULT_SMS_DRIVER, validate: validateSmsDriverSettings },
 };
 
 /** The SMS gateway with this id, active or not (any user may use any gateway, contract §8). */

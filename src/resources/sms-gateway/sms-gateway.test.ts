@@ -2,20 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, smsCampaigns, smsGateways, smsInbound, smsMessages } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
-import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
+import { unique } from '../../../test/factories.ts';
+import { call, dbLabel } from '../../../test/helpers.ts';
+import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
 import { findSmsGateway } from './sms-gateway.kind.ts';
 
-const t = await testApp();
-const { db } = t.database;
-const admin = await makeUser(db, { admin: true });
-const alice = await makeUser(db);
-
-async function makeGateway(body: Record<string, unknown> = {}) {
-  const res = await call(t.app, admin.auth, 'POST', '/rest-api/sms-gateway/', { name: unique('sgw'), ...body });
-  assert.equal(res.statusCode, 201, res.body);
-  return { id: idOf(res.data.url), url: res.data.url as string, data: res.data };
-}
+const { t, db, admin, alice, makeGateway } = await gatewayTestApp('sms-gateway', 'sgw');
 
 /** An SMS campaign of alice's in `status` sending through `gatewayId` (written directly). */
 async function makeSmsCampaign(gatewayId: number, status: number) {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../src/db/database.ts';
 import {
   calleridGroups,
+  campaigns,
   callerids,
   contacts,
   dncContacts,
@@ -15,6 +16,7 @@ import {
   gateways,
   phonebooks,
   sectionTemplates,
+  smsCampaigns,
   smsGateways,
   surveyTemplates,
 } from '../src/db/schema.ts';
@@ -90,6 +92,24 @@ export async function makeGateway(db: Db, values: Partial<typeof gateways.$infer
 /** An SMS gateway (the simulator unless `values` say otherwise); returns its row. */
 export async function makeSmsGateway(db: Db, values: Partial<typeof smsGateways.$inferInsert> = {}) {
   const [row] = await db.insert(smsGateways).values({ name: unique('smsgw'), callback_secret: unique('s'), ...values }).returning();
+  return row;
+}
+
+/** A voice campaign row (no phonebook; link one with `campaignPhonebooks`), written directly. */
+export async function makeCampaign(db: Db, values: Partial<typeof campaigns.$inferInsert> & { user_id: number }) {
+  const [row] = await db
+    .insert(campaigns)
+    .values({ name: unique('camp'), campaign_code: unique('c'), ...values })
+    .returning();
+  return row;
+}
+
+/** An SMS campaign row, written directly. */
+export async function makeSmsCampaign(db: Db, values: Partial<typeof smsCampaigns.$inferInsert> & { user_id: number }) {
+  const [row] = await db
+    .insert(smsCampaigns)
+    .values({ name: unique('sms'), sms_campaign_code: unique('s'), ...values })
+    .returning();
   return row;
 }
 

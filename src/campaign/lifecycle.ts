@@ -7,7 +7,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
-import { CampaignStatus, SubscriberStatus } from '../db/schema.ts';
+import { CampaignStatus, GatewayStatus, SubscriberStatus } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
 import { type CampaignInsertOf, type CampaignKind, type CampaignRowOf, type CampaignTable, gatewayStatus, type SharedCampaignColumns } from './kinds.ts';
 import { spoolCampaign } from './spool.ts';
@@ -61,7 +61,7 @@ async function startObstacle<T extends CampaignTable>(db: Db, kind: CampaignKind
   if (own) return own;
   const gatewayId = kind.gatewayId(row);
   if (gatewayId === null) return `it has no ${kind.gatewayField}.`;
-  if ((await gatewayStatus(db, kind, gatewayId)) !== 1) return `its ${kind.gatewayNoun} is inactive.`;
+  if ((await gatewayStatus(db, kind, gatewayId)) !== GatewayStatus.Active) return `its ${kind.gatewayNoun} is inactive.`;
   return undefined;
 }
 

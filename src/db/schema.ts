@@ -5,5 +5,6 @@
 export * from './schema/accounts.ts';
 export * from './schema/contacts.ts';
 export * from './schema/ivr.ts';
+export * from './schema/gateways.ts';
 export * from './schema/campaigns.ts';
 export * from './schema/sms.ts';

@@ -7,6 +7,7 @@
  * audio waits for the greeting's beep (when the driver can hear one), so the machine records
  * the whole message rather than its end: at most BEEP_WAIT_SECONDS, then it plays anyway.
  */
+import { AmdBehavior } from '../db/schema.ts';
 import type { SurveyFlow } from '../campaign/survey-flow.ts';
 import type { EngineContext } from './context.ts';
 import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
@@ -57,11 +58,11 @@ async function voicemailAudio(ctx: EngineContext, c: CampaignRow): Promise<strin
 async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall, call: Call, amd: AmdResult): Promise<IvrOutcome> {
   const empty: IvrOutcome = { results: [], transfers: [], completed: false };
   const machine = c.voicemail && amd === 'machine';
-  if (c.voicemail && c.amd_behavior === 3 && !machine) return empty;
+  if (c.voicemail && c.amd_behavior === AmdBehavior.MachinesOnly && !machine) return empty;
   if (machine) {
-    if (c.amd_behavior !== 2) {
+    if (c.amd_behavior !== AmdBehavior.PeopleOnly) {
       const audioFile = await voicemailAudio(ctx, c);
-      if (c.amd_behavior === 3) await call.waitForBeep?.(BEEP_WAIT_SECONDS);
+      if (c.amd_behavior === AmdBehavior.MachinesOnly) await call.waitForBeep?.(BEEP_WAIT_SECONDS);
       await call.play({ audioFile });
     }
     return empty;

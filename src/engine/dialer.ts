@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
+import { GatewayStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
 import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
@@ -78,7 +79,7 @@ export function pickCallerId(fallback: string, group: { areacode: string; caller
 /** Why the campaign may not dial now, before counting slots ('' = it may). */
 async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow | undefined): Promise<string> {
   if (!gateway) return 'no gateway';
-  if (gateway.status !== 1) return 'gateway inactive';
+  if (gateway.status !== GatewayStatus.Active) return 'gateway inactive';
   const now = ctx.clock.now();
   // A carrier's 503 Retry-After: no call is claimed (so none burns an attempt) until it passes.
   let paused: Date | null | undefined;

@@ -10,7 +10,7 @@
  */
 import type { Db } from '../db/database.ts';
 import { AmdStatus, CallRequestStatus, LegType, SubscriberStatus } from '../db/schema.ts';
-import type { AmdResult, Hangup } from '../drivers/voice/driver.ts';
+import { type AmdResult, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
 import { insertCallResults } from './store/call-results.ts';
 import { settleCallrequests } from './store/callrequests.ts';
@@ -21,18 +21,18 @@ import { settleSubscribers } from './store/subscribers.ts';
 export function disposition(cause: number, answered: boolean): string {
   if (answered) return 'ANSWER'; // hitting callmaxduration is still an answered call
   switch (cause) {
-    case 16:
+    case Q850.NormalClearing:
       return 'ANSWER';
-    case 17:
+    case Q850.UserBusy:
       return 'BUSY';
-    case 19:
+    case Q850.NoAnswer:
       return 'NOANSWER';
-    case 21:
+    case Q850.CallRejected:
       return 'REJECTED';
-    case 487:
+    case Q850.OriginatorCancel:
       return 'CANCEL';
-    case 34:
-    case 42:
+    case Q850.Congestion:
+    case Q850.SwitchingEquipmentCongestion:
       return 'CONGESTION';
     default:
       return 'FAILED';

@@ -1,6 +1,7 @@
 /**
- * Voice campaigns and what the engine writes (issue 5): gateways, campaigns and their
- * phonebooks, subscribers, call requests, per-call survey results, CDRs, DIDs.
+ * Voice campaigns and what the engine writes (issue 5): campaigns and their phonebooks,
+ * subscribers, call requests, per-call survey results, CDRs, DIDs. The gateways they dial
+ * through are in gateways.ts.
  */
 import { sql } from 'drizzle-orm';
 import {
@@ -23,31 +24,20 @@ import { users } from './accounts.ts';
 import { callingWindowColumns, campaignLifeColumns, createdDate, subscriberColumns, timestamptz, updatedDate } from './columns.ts';
 import { calleridGroups, dncLists, phonebooks } from './contacts.ts';
 import { audioFiles, sectionTemplates, surveyTemplates } from './ivr.ts';
-import { smsGateways } from './sms.ts';
-
-export const gateways = pgTable('gateways', {
-  id: serial('id').primaryKey(),
-  name: varchar('name', { length: 100 }).notNull().unique(),
-  /** 1 active, 0 inactive. */
-  status: smallint('status').notNull().default(1),
-  description: text('description').notNull().default(''),
-  /** The telephony driver: simulator (default) or freeswitch (contract §7). */
-  driver: varchar('driver', { length: 30 }).notNull().default('simulator'),
-  /** Dial-string prefix, e.g. "sofia/gateway/carrier/". */
-  gateways: varchar('gateways', { length: 500 }).notNull().default(''),
-  addprefix: varchar('addprefix', { length: 60 }).notNull().default(''),
-  removeprefix: varchar('removeprefix', { length: 60 }).notNull().default(''),
-  originate_dial_string: varchar('originate_dial_string', { length: 500 }).notNull().default(''),
-  /** At most this many calls at once through the gateway; null = no cap. */
-  maximum_call: integer('maximum_call'),
-  /** Driver settings, checked against the driver; secrets are write-only in the API. */
-  settings: jsonb('settings').notNull().default({}),
-  created_date: createdDate(),
-  updated_date: updatedDate(),
-});
+import { gateways, smsGateways } from './gateways.ts';
 
 /** Campaign `status` (contract §4). */
 export const CampaignStatus = { New: 0, Start: 1, Pause: 2, Abort: 3, End: 4 } as const;
+
+/** Campaign `dial_method` (contract §4): how the pace is set. */
+export const DialMethod = { Broadcast: 1, Progressive: 2, Power: 3 } as const;
+
+/**
+ * Campaign `amd_behavior` (contract §4): what an answered call does by its AMD verdict. Survey
+ * plays the survey to people and the voicemail audio to machines; PeopleOnly hangs up on
+ * machines; MachinesOnly hangs up on people and leaves the voicemail audio.
+ */
+export const AmdBehavior = { Survey: 1, PeopleOnly: 2, MachinesOnly: 3 } as const;
 
 export const campaigns = pgTable(
   'campaigns',
@@ -70,7 +60,7 @@ export const campaigns = pgTable(
     calltimeout: integer('calltimeout').notNull().default(45),
     max_aleg: integer('max_aleg').notNull().default(100),
     max_xfer: integer('max_xfer').notNull().default(0),
-    dial_method: smallint('dial_method').notNull().default(1),
+    dial_method: smallint('dial_method').notNull().default(DialMethod.Broadcast),
     agent_dial_rate: numeric('agent_dial_rate', { precision: 6, scale: 2 }).notNull().default('1.00'),
     aleg_gateway_id: integer('aleg_gateway_id').references(() => gateways.id, { onDelete: 'restrict' }),
     /** The SMS gateway for send-SMS sections. */
@@ -81,7 +71,7 @@ export const campaigns = pgTable(
     survey_snapshot: jsonb('survey_snapshot'),
     extra_data: text('extra_data').notNull().default(''),
     voicemail: boolean('voicemail').notNull().default(false),
-    amd_behavior: smallint('amd_behavior').notNull().default(1),
+    amd_behavior: smallint('amd_behavior').notNull().default(AmdBehavior.Survey),
     voicemail_audiofile_id: integer('voicemail_audiofile_id').references(() => audioFiles.id, { onDelete: 'set null' }),
     dnc_id: integer('dnc_id').references(() => dncLists.id, { onDelete: 'set null' }),
     timezone_dialing: boolean('timezone_dialing').notNull().default(false),
@@ -122,7 +112,7 @@ export const subscribers = pgTable(
     // same rules set-based (a campaign's delete takes its subscribers, a contact's clears
     // contact_id) and the spool locks its campaign row once.
     campaign_id: integer('campaign_id').notNull(),
-    ...subscriberColumns(),
+    ...subscriberColumns(SubscriberStatus.Pending),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
@@ -168,7 +158,7 @@ export const callrequests = pgTable(
   },
   (t) => [
     index('callrequests_campaign_idx').on(t.campaign_id, t.status),
-    index('callrequests_in_flight_idx').on(t.gateway_id, t.campaign_id).where(sql`${t.status} = 7`),
+    index('callrequests_in_flight_idx').on(t.gateway_id, t.campaign_id).where(sql`${t.status} = ${sql.raw(String(CallRequestStatus.Calling))}`),
     index('callrequests_subscriber_idx').on(t.subscriber_id),
   ],
 );

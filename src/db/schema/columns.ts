@@ -42,15 +42,15 @@ export const campaignLifeColumns = () => ({
 
 /**
  * A subscriber of a voice or SMS campaign, as the spool writes it (its campaign column and
- * status are the table's own). Pending is 1 in both tables.
+ * status enumeration are the table's own; `pending` is the status it starts in).
  */
-export const subscriberColumns = () => ({
+export const subscriberColumns = (pending: number) => ({
   /** The contact it was spooled from (no foreign key: migration 0011). */
   contact_id: integer('contact_id'),
   /** The number to dial or message, normalised (contract §1); collation "C" (migration 0011). */
   duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
   full_name: varchar('full_name', { length: 200 }).notNull().default(''),
-  status: smallint('status').notNull().default(1),
+  status: smallint('status').notNull().default(pending),
   count_attempt: integer('count_attempt').notNull().default(0),
   last_attempt: timestamptz('last_attempt'),
   /** When the subscriber is due (retries are due intervalretry after a failure). */

@@ -1,6 +1,7 @@
 /**
- * SMS campaigns and what the SMS engine writes (issue 6): SMS gateways, SMS campaigns and their
- * phonebooks, SMS subscribers, and one row per message sent (the sms-message resource).
+ * SMS campaigns and what the SMS engine writes (issue 6): SMS campaigns and their phonebooks,
+ * SMS subscribers, and one row per message sent (the sms-message resource). The SMS gateways
+ * they send through are in gateways.ts.
  * The campaign columns mirror the voice campaign's so that the engine's pacing, windows, DNC
  * and billing rules apply to both unchanged.
  */
@@ -9,7 +10,6 @@ import {
   bigserial,
   index,
   integer,
-  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -21,24 +21,9 @@ import {
 } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { callingWindowColumns, campaignLifeColumns, createdDate, subscriberColumns, timestamptz, updatedDate } from './columns.ts';
-import { callrequests } from './campaigns.ts';
+import { CampaignStatus, callrequests } from './campaigns.ts';
 import { phonebooks } from './contacts.ts';
-
-export const smsGateways = pgTable('sms_gateways', {
-  id: serial('id').primaryKey(),
-  name: varchar('name', { length: 100 }).notNull().unique(),
-  /** 1 active, 0 inactive. */
-  status: smallint('status').notNull().default(1),
-  description: text('description').notNull().default(''),
-  /** The SMS driver: simulator (default), kannel, smpp or http (contract §7). */
-  driver: varchar('driver', { length: 30 }).notNull().default('simulator'),
-  /** Driver settings, checked against the driver; secrets are write-only in the API. */
-  settings: jsonb('settings').notNull().default({}),
-  /** The secret in this gateway's delivery-report and inbound-message URLs (never shown). */
-  callback_secret: varchar('callback_secret', { length: 64 }).notNull(),
-  created_date: createdDate(),
-  updated_date: updatedDate(),
-});
+import { smsGateways } from './gateways.ts';
 
 export const smsCampaigns = pgTable(
   'sms_campaigns',
@@ -49,7 +34,7 @@ export const smsCampaigns = pgTable(
     description: text('description').notNull().default(''),
     user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     /** Contract §4: an SMS campaign is created PAUSE (2). */
-    status: smallint('status').notNull().default(2),
+    status: smallint('status').notNull().default(CampaignStatus.Pause),
     /** The sender number or name. */
     callerid: varchar('callerid', { length: 80 }).notNull().default(''),
     sms_gateway_id: integer('sms_gateway_id').references(() => smsGateways.id, { onDelete: 'restrict' }),
@@ -97,7 +82,7 @@ export const smsSubscribers = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     // No foreign keys, as for voice subscribers (migration 0011 keeps the same rules set-based).
     sms_campaign_id: integer('sms_campaign_id').notNull(),
-    ...subscriberColumns(),
+    ...subscriberColumns(SmsSubscriberStatus.Pending),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -16,7 +16,7 @@ import { eq } from 'drizzle-orm';
 import { CampaignStatus, smsCampaigns, smsInbound, smsMessages } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../../test/helpers.ts';
-import { findSmsGateway } from '../../resources/sms-gateway/sms-gateway.repository.ts';
+import { findSmsGateway } from '../../resources/sms-gateway/sms-gateway.kind.ts';
 import { KannelDriver } from './kannel.ts';
 
 const BEARERBOX = '/usr/sbin/bearerbox';

@@ -6,6 +6,7 @@
  * (recordResults: sent and charged, or failed and free). The message is readable at
  * /rest-api/sms-message/ with its `callrequest`. Returns the section's answer.
  */
+import { GatewayStatus } from '../../db/schema.ts';
 import type { EngineContext } from '../context.ts';
 import { smsParts } from '../../drivers/sms/encoding.ts';
 import { findSmsGateway } from '../store/gateways.ts';
@@ -24,7 +25,7 @@ export interface CallSms {
 export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<string> {
   if (!m.campaign.sms_gateway_id) return 'sms not sent: no SMS gateway';
   const gateway = await findSmsGateway(ctx.db, m.campaign.sms_gateway_id);
-  if (!gateway || gateway.status !== 1 || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
+  if (!gateway || gateway.status !== GatewayStatus.Active || !ctx.smsDrivers) return 'sms not sent: SMS gateway inactive';
   const text = renderSms(m.template, m.variables.full_name ?? '', m.variables);
   const parts = smsParts(text).parts;
   const messageId = await insertCallMessage(ctx.db, {

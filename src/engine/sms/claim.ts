@@ -7,6 +7,7 @@
  * IN_PROCESS — all committed before any message is handed to a driver.
  */
 import type { Db } from '../../db/database.ts';
+import { GatewayStatus } from '../../db/schema.ts';
 import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
 import type { EngineContext } from '../context.ts';
 import { paceSlots } from '../dialer.ts';
@@ -44,7 +45,7 @@ export const maxPerBatch = 500;
 /** Why the campaign may not send now ('' = it may). */
 async function blockReason(tx: Db, ctx: EngineContext, c: SmsCampaignRow, gateway: SmsGatewayRow | undefined): Promise<string> {
   if (!gateway) return 'no sms gateway';
-  if (gateway.status !== 1) return 'gateway inactive';
+  if (gateway.status !== GatewayStatus.Active) return 'gateway inactive';
   const reason = windowBlock(c, ctx.clock.now(), ctx.config.timeZone);
   if (reason) return reason;
   return ownerBlock(tx, c.user_id, 'sms');

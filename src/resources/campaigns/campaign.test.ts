@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { campaigns, subscribers } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { campaigns, GatewayStatus, subscribers } from '../../db/schema.ts';
+import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makePhonebook, makeSurvey } from './campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 const alice = await makeUser(db);
 const bob = await makeUser(db);
-const gateway = await makeGateway(db);
-const offGateway = await makeGateway(db, 0);
+const gateway = (await makeGateway(db)).id;
+const offGateway = (await makeGateway(db, { status: GatewayStatus.Inactive })).id;
 const survey = await makeSurvey(db, alice.id);
 
 async function create(body: Record<string, unknown> = {}, auth = alice.auth) {

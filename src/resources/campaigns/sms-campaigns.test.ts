@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { campaigns, smsCampaigns, smsSubscribers } from '../../db/schema.ts';
-import { makeSmsGateway } from '../../engine/sms.fixtures.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { campaigns, GatewayStatus, smsCampaigns, smsSubscribers } from '../../db/schema.ts';
+import { makeGateway, makePhonebook, makeSmsGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { makeGateway, makePhonebook, makeSurvey } from './campaign.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
@@ -13,7 +11,7 @@ const alice = await makeUser(db);
 const bob = await makeUser(db);
 const admin = await makeUser(db, { admin: true });
 const gateway = (await makeSmsGateway(db)).id;
-const offGateway = (await makeSmsGateway(db, { status: 0 })).id;
+const offGateway = (await makeSmsGateway(db, { status: GatewayStatus.Inactive })).id;
 
 async function create(body: Record<string, unknown> = {}, auth = alice.auth) {
   return call(t.app, auth, 'POST', '/rest-api/sms-campaigns/', {
@@ -242,7 +240,7 @@ describe(`sms-campaigns (${dbLabel})`, () => {
   });
 
   test("a voice campaign's sms_gateway takes a link to an SMS gateway", async () => {
-    const body = { name: unique('camp'), aleg_gateway: await makeGateway(db), object_id: await makeSurvey(db, alice.id) };
+    const body = { name: unique('camp'), aleg_gateway: (await makeGateway(db)).id, object_id: await makeSurvey(db, alice.id) };
     const res = await call(t.app, alice.auth, 'POST', '/rest-api/campaigns/', { ...body, sms_gateway: `/rest-api/sms-gateway/${gateway}/` });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.data.sms_gateway, `http://localhost:80/rest-api/sms-gateway/${gateway}/`);

@@ -10,7 +10,8 @@ const admin = await makeUser(db, { admin: true });
 const alice = await makeUser(db);
 const bob = await makeUser(db);
 
-async function makePhonebook(owner: { auth: string }) {
+/** A phonebook created through the API (checks the 201). */
+async function postPhonebook(owner: { auth: string }) {
   const res = await call(t.app, owner.auth, 'POST', '/rest-api/phonebook/', { name: unique('pb') });
   assert.equal(res.statusCode, 201, res.body);
   return idOf(res.data.url);
@@ -26,7 +27,7 @@ const read = async (id: number) => (await call(t.app, admin.auth, 'GET', `/rest-
 
 describe(`contact (${dbLabel})`, () => {
   test('POST creates a contact: 201, the record with a normalised number and additional_vars as JSON text', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     const res = await call(t.app, alice.auth, 'POST', '/rest-api/contact/', {
       contact: '+1 (203) 555-0101',
       full_name: 'Ada Lovelace',
@@ -48,7 +49,7 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test('additional_vars given as an object is returned as JSON text; omitted, as "{}"', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     const withObject = await makeContact(alice, pb, { additional_vars: { plan: 'gold' } });
     assert.deepEqual(JSON.parse(withObject.additional_vars), { plan: 'gold' });
     const without = await makeContact(alice, pb);
@@ -64,7 +65,7 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test('a bad number, additional_vars that is not an object, and a bad status each answer 400', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     const before = await db.$count(contacts);
     const res = await call(t.app, alice.auth, 'POST', '/rest-api/contact/', {
       contact: '12ab',
@@ -87,7 +88,7 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test('the phonebook link is accepted as an absolute URL, a path, or a bare id', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     for (const phonebook of [`http://localhost/rest-api/phonebook/${pb}/`, `/rest-api/phonebook/${pb}`, pb, String(pb)]) {
       const res = await call(t.app, alice.auth, 'POST', '/rest-api/contact/', { contact: '12035550101', phonebook });
       assert.equal(res.statusCode, 201, `${phonebook}: ${res.body}`);
@@ -96,8 +97,8 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test("a link to another resource, or to another user's phonebook, answers 400", async () => {
-    const pb = await makePhonebook(alice);
-    const bobs = await makePhonebook(bob);
+    const pb = await postPhonebook(alice);
+    const bobs = await postPhonebook(bob);
     const wrong = await call(t.app, alice.auth, 'POST', '/rest-api/contact/', { contact: '12035550101', phonebook: `/rest-api/dnc/${pb}/` });
     assert.equal(wrong.statusCode, 400, wrong.body);
     assert.deepEqual(wrong.data, { phonebook: ['Invalid hyperlink - Incorrect URL match.'] });
@@ -107,11 +108,11 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test("the list shows only the caller's contacts and filters by phonebook_id", async () => {
-    const pb1 = await makePhonebook(alice);
-    const pb2 = await makePhonebook(alice);
+    const pb1 = await postPhonebook(alice);
+    const pb2 = await postPhonebook(alice);
     const c1 = await makeContact(alice, pb1);
     const c2 = await makeContact(alice, pb2);
-    const theirs = await makeContact(bob, await makePhonebook(bob));
+    const theirs = await makeContact(bob, await postPhonebook(bob));
     const all = await call(t.app, alice.auth, 'GET', '/rest-api/contact/?page_size=1000');
     assert.equal(all.statusCode, 200, all.body);
     const ids = all.data.results.map((r: { id: number }) => r.id);
@@ -126,7 +127,7 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test("another user's contact answers 404 to GET, PATCH and DELETE and stays as it was", async () => {
-    const theirs = await makeContact(bob, await makePhonebook(bob), { full_name: 'Bob' });
+    const theirs = await makeContact(bob, await postPhonebook(bob), { full_name: 'Bob' });
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, alice.auth, method, `/rest-api/contact/${theirs.id}/`, method === 'PATCH' ? { full_name: 'x' } : undefined);
       assert.equal(res.statusCode, 404, `${method}: ${res.body}`);
@@ -135,8 +136,8 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test('PATCH and PUT answer 202 with an empty body; status 0 deactivates without deleting', async () => {
-    const pb = await makePhonebook(alice);
-    const other = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
+    const other = await postPhonebook(alice);
     const c = await makeContact(alice, pb);
     const patch = await call(t.app, alice.auth, 'PATCH', `/rest-api/contact/${c.id}/`, { status: 0, additional_vars: { a: 1 } });
     assert.equal(patch.statusCode, 202, patch.body);
@@ -151,11 +152,11 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test("a rejected PATCH changes nothing, even its valid fields; moving to another user's phonebook is refused", async () => {
-    const c = await makeContact(alice, await makePhonebook(alice), { full_name: 'Kept' });
+    const c = await makeContact(alice, await postPhonebook(alice), { full_name: 'Kept' });
     const bad = await call(t.app, alice.auth, 'PATCH', `/rest-api/contact/${c.id}/`, { full_name: 'Changed', contact: 'x' });
     assert.equal(bad.statusCode, 400, bad.body);
     assert.deepEqual(bad.data, { contact: ['Enter a valid phone number.'] });
-    const move = await call(t.app, alice.auth, 'PATCH', `/rest-api/contact/${c.id}/`, { phonebook: await makePhonebook(bob) });
+    const move = await call(t.app, alice.auth, 'PATCH', `/rest-api/contact/${c.id}/`, { phonebook: await postPhonebook(bob) });
     assert.deepEqual(move.data, { phonebook: ['Invalid hyperlink - Object does not exist.'] });
     const after = await read(c.id);
     assert.equal(after.full_name, 'Kept');
@@ -164,14 +165,14 @@ describe(`contact (${dbLabel})`, () => {
   });
 
   test('DELETE answers 204 and the contact is gone', async () => {
-    const c = await makeContact(alice, await makePhonebook(alice));
+    const c = await makeContact(alice, await postPhonebook(alice));
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/contact/${c.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal((await call(t.app, alice.auth, 'GET', `/rest-api/contact/${c.id}/`)).statusCode, 404);
   });
 
   test('every route answers 401 without credentials', async () => {
-    const c = await makeContact(alice, await makePhonebook(alice));
+    const c = await makeContact(alice, await postPhonebook(alice));
     for (const [method, url] of [
       ['GET', '/rest-api/contact/'],
       ['POST', '/rest-api/contact/'],

@@ -1,43 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { openDatabase } from '../../db/database.ts';
-import { dbLabel, freshPostgresDatabase, onPostgres } from '../../../test/helpers.ts';
-import { findGateway, type GatewayRow } from './gateway.repository.ts';
-import { withoutUsingLine } from '../../../test/cli-process.ts';
+import { describe, test } from 'node:test';
+import { dbLabel } from '../../../test/helpers.ts';
+import { gatewayCli } from '../gateways/gateways.fixtures.ts';
+import { findGateway } from './gateway.kind.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-'));
-const postgres = onPostgres ? await freshPostgresDatabase() : undefined;
-const env = {
-  ...process.env,
-  LOG_LEVEL: 'silent',
-  ...(postgres ? { DATABASE_URL: postgres.url } : { DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '' }),
-};
-after(async () => {
-  await postgres?.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/campaign-dialer.js', 'gateway', 'create', ...args], { env }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr: withoutUsingLine(stderr) }),
-    );
-  });
-}
-
-/** Reads a gateway from the CLI's database (PGlite allows one process at a time: only between runs). */
-async function gatewayRow(id: number): Promise<GatewayRow | undefined> {
-  const database = await openDatabase(postgres ? { url: postgres.url } : { dataDir: path.join(dir, 'data') });
-  try {
-    return await findGateway(database.db, id);
-  } finally {
-    await database.close();
-  }
-}
+const { cli, gatewayRow } = await gatewayCli('gateway', findGateway);
 
 describe(`campaign-dialer gateway create (${dbLabel})`, () => {
   test('creates a gateway with its settings and prints its id; the same name again is an error', async () => {

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { CampaignStatus, campaigns, gateways } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
-import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { findGateway } from './gateway.repository.ts';
-import { maskSecrets, restoreSecrets } from './gateway.secrets.ts';
+import { CampaignStatus, gateways } from '../../db/schema.ts';
+import { makeCampaign, unique } from '../../../test/factories.ts';
+import { call, dbLabel } from '../../../test/helpers.ts';
+import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
+import { findGateway } from './gateway.kind.ts';
+import { maskSecrets, restoreSecrets } from '../gateways/gateways.secrets.ts';
 
-const t = await testApp();
-const { db } = t.database;
-const admin = await makeUser(db, { admin: true });
-const alice = await makeUser(db);
-
-async function makeGateway(body: Record<string, unknown> = {}) {
-  const res = await call(t.app, admin.auth, 'POST', '/rest-api/gateway/', { name: unique('gw'), ...body });
-  assert.equal(res.statusCode, 201, res.body);
-  return { id: idOf(res.data.url), url: res.data.url as string, data: res.data };
-}
+const { t, db, admin, alice, makeGateway } = await gatewayTestApp('gateway', 'gw');
 
 /** A campaign of alice's in `status` dialing through `gatewayId` (written directly). */
-async function makeCampaign(gatewayId: number, status: number) {
-  await db.insert(campaigns).values({ name: unique('camp'), campaign_code: unique('c'), user_id: alice.id, status, aleg_gateway_id: gatewayId });
+async function makeAliceCampaign(gatewayId: number, status: number) {
+  await makeCampaign(db, { user_id: alice.id, status, aleg_gateway_id: gatewayId });
 }
 
 const freeswitch = { driver: 'freeswitch', settings: { host: '10.0.0.5', port: 8021, password: 'ClueCon' } };
@@ -138,12 +130,12 @@ describe(`gateway (${dbLabel})`, () => {
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await findGateway(db, free.id), undefined);
     const busy = await makeGateway();
-    await makeCampaign(busy.id, CampaignStatus.Start);
+    await makeAliceCampaign(busy.id, CampaignStatus.Start);
     const running = await call(t.app, admin.auth, 'DELETE', `/rest-api/gateway/${busy.id}/`);
     assert.equal(running.statusCode, 409, running.body);
     assert.match(running.data.detail, /running campaign/);
     const named = await makeGateway();
-    await makeCampaign(named.id, CampaignStatus.End);
+    await makeAliceCampaign(named.id, CampaignStatus.End);
     const ended = await call(t.app, admin.auth, 'DELETE', `/rest-api/gateway/${named.id}/`);
     assert.equal(ended.statusCode, 409, ended.body);
     assert.equal(await db.$count(gateways, eq(gateways.id, named.id)), 1);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { CampaignStatus, campaignPhonebooks, campaigns, contacts, phonebooks, smsCampaignPhonebooks, smsCampaigns } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
+import { CampaignStatus, campaignPhonebooks, contacts, phonebooks, smsCampaignPhonebooks } from '../../db/schema.ts';
+import { makeCampaign, makeSmsCampaign, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
 
 const t = await testApp();
@@ -11,36 +11,31 @@ const admin = await makeUser(db, { admin: true });
 const alice = await makeUser(db);
 const bob = await makeUser(db);
 
-async function makePhonebook(owner: { auth: string }, name = unique('pb')) {
+/** A phonebook created through the API (checks the 201). */
+async function postPhonebook(owner: { auth: string }, name = unique('pb')) {
   const res = await call(t.app, owner.auth, 'POST', '/rest-api/phonebook/', { name });
   assert.equal(res.statusCode, 201, res.body);
   return { id: idOf(res.data.url), url: res.data.url as string };
 }
 
-/** A campaign of `ownerId` in `status` that dials `phonebookId` (written directly: issue 5 owns the API). */
-async function makeCampaign(ownerId: number, phonebookId: number, status: number) {
-  const [row] = await db
-    .insert(campaigns)
-    .values({ name: unique('camp'), campaign_code: unique('c'), user_id: ownerId, status })
-    .returning();
+/** A campaign of `ownerId` in `status` that dials `phonebookId` (written directly). */
+async function makeVoiceCampaign(ownerId: number, phonebookId: number, status: number) {
+  const row = await makeCampaign(db, { user_id: ownerId, status });
   await db.insert(campaignPhonebooks).values({ campaign_id: row.id, phonebook_id: phonebookId });
   return row.id;
 }
 
 /** The same for an SMS campaign. */
-async function makeSmsCampaign(ownerId: number, phonebookId: number, status: number) {
-  const [row] = await db
-    .insert(smsCampaigns)
-    .values({ name: unique('sms'), sms_campaign_code: unique('s'), user_id: ownerId, status })
-    .returning();
+async function makeSmsCampaignOf(ownerId: number, phonebookId: number, status: number) {
+  const row = await makeSmsCampaign(db, { user_id: ownerId, status });
   await db.insert(smsCampaignPhonebooks).values({ sms_campaign_id: row.id, phonebook_id: phonebookId });
   return row.id;
 }
 
 /** Each kind of campaign: how to make one that dials a phonebook, and how many phonebooks it has. */
 const kinds = [
-  { kind: 'voice', make: makeCampaign, books: (id: number) => db.$count(campaignPhonebooks, eq(campaignPhonebooks.campaign_id, id)) },
-  { kind: 'SMS', make: makeSmsCampaign, books: (id: number) => db.$count(smsCampaignPhonebooks, eq(smsCampaignPhonebooks.sms_campaign_id, id)) },
+  { kind: 'voice', make: makeVoiceCampaign, books: (id: number) => db.$count(campaignPhonebooks, eq(campaignPhonebooks.campaign_id, id)) },
+  { kind: 'SMS', make: makeSmsCampaignOf, books: (id: number) => db.$count(smsCampaignPhonebooks, eq(smsCampaignPhonebooks.sms_campaign_id, id)) },
 ];
 
 describe(`phonebook (${dbLabel})`, () => {
@@ -76,8 +71,8 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test("a user lists and reads only their phonebooks; another user's answers 404", async () => {
-    const mine = await makePhonebook(alice);
-    const theirs = await makePhonebook(bob);
+    const mine = await postPhonebook(alice);
+    const theirs = await postPhonebook(bob);
     const list = await call(t.app, alice.auth, 'GET', '/rest-api/phonebook/?page_size=1000');
     assert.equal(list.statusCode, 200, list.body);
     const ids = list.data.results.map((r: { id: number }) => r.id);
@@ -91,7 +86,7 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test('PATCH and PUT answer 200 with an empty body and change only the fields given', async () => {
-    const pb = await makePhonebook(alice, 'before');
+    const pb = await postPhonebook(alice, 'before');
     const patch = await call(t.app, alice.auth, 'PATCH', `/rest-api/phonebook/${pb.id}/`, { name: 'after' });
     assert.equal(patch.statusCode, 200, patch.body);
     assert.equal(patch.body, '');
@@ -104,7 +99,7 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test('a rejected PATCH changes nothing; PATCH of another user\'s phonebook answers 404', async () => {
-    const pb = await makePhonebook(alice, 'kept');
+    const pb = await postPhonebook(alice, 'kept');
     const bad = await call(t.app, alice.auth, 'PATCH', `/rest-api/phonebook/${pb.id}/`, { name: '', description: 'new' });
     assert.equal(bad.statusCode, 400, bad.body);
     assert.deepEqual(bad.data, { name: ['This field may not be blank.'] });
@@ -116,7 +111,7 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test('DELETE answers 204 and takes the contacts with it', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     await db.insert(contacts).values({ phonebook_id: pb.id, contact: '12035550101' });
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 204, res.body);
@@ -125,8 +120,8 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test('DELETE of a phonebook that a running campaign dials answers 409 and keeps it', async () => {
-    const pb = await makePhonebook(alice);
-    await makeCampaign(alice.id, pb.id, CampaignStatus.Start);
+    const pb = await postPhonebook(alice);
+    await makeVoiceCampaign(alice.id, pb.id, CampaignStatus.Start);
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 409, res.body);
     assert.match(res.data.detail, /running campaign/);
@@ -134,8 +129,8 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test('DELETE of a phonebook used by a campaign that is not running answers 204 and unlinks it', async () => {
-    const pb = await makePhonebook(alice);
-    const campaignId = await makeCampaign(alice.id, pb.id, CampaignStatus.Pause);
+    const pb = await postPhonebook(alice);
+    const campaignId = await makeVoiceCampaign(alice.id, pb.id, CampaignStatus.Pause);
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await db.$count(campaignPhonebooks, eq(campaignPhonebooks.campaign_id, campaignId)), 0);
@@ -144,14 +139,14 @@ describe(`phonebook (${dbLabel})`, () => {
   test('DELETE follows one rule for voice and SMS campaigns: 409 while one runs, else 204 and unlinked from those not running', async () => {
     for (const { kind, make, books } of kinds) {
       for (const status of [CampaignStatus.New, CampaignStatus.Pause, CampaignStatus.Abort, CampaignStatus.End]) {
-        const pb = await makePhonebook(alice);
+        const pb = await postPhonebook(alice);
         const campaignId = await make(alice.id, pb.id, status);
         const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
         assert.equal(res.statusCode, 204, `${kind} campaign in status ${status}: ${res.body}`);
         assert.equal(await books(campaignId), 0, `${kind} campaign in status ${status} keeps the link`);
         assert.equal(await db.$count(phonebooks, eq(phonebooks.id, pb.id)), 0);
       }
-      const pb = await makePhonebook(alice);
+      const pb = await postPhonebook(alice);
       const stopped = await make(alice.id, pb.id, CampaignStatus.Pause);
       const running = await make(alice.id, pb.id, CampaignStatus.Start);
       const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
@@ -163,14 +158,14 @@ describe(`phonebook (${dbLabel})`, () => {
   });
 
   test("DELETE of another user's phonebook answers 404 and deletes nothing", async () => {
-    const pb = await makePhonebook(bob);
+    const pb = await postPhonebook(bob);
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 404, res.body);
     assert.equal(await db.$count(phonebooks, eq(phonebooks.id, pb.id)), 1);
   });
 
   test('every route answers 401 without credentials', async () => {
-    const pb = await makePhonebook(alice);
+    const pb = await postPhonebook(alice);
     for (const [method, url] of [
       ['GET', '/rest-api/phonebook/'],
       ['POST', '/rest-api/phonebook/'],

@@ -1,9 +1,7 @@
 /**
- * /rest-api/sms-gateway/ — the SMS gateways that SMS campaigns send through (contract §3, §7).
- * Admins create, change and delete them and see their configuration; any user reads their url
- * and name and may use any of them (contract §8).
- *
- * Also the gateway's callback routes, called by the SMS gateway itself (Kannel's dlr-url and
+ * /rest-api/sms-gateway/ — the SMS gateways that SMS campaigns send through: the gateways'
+ * routes (src/resources/gateways/) for the SMS kind, and what only this kind has, the
+ * gateway's callback routes, called by the SMS gateway itself (Kannel's dlr-url and
  * sms-service get-url), without Basic auth: the gateway's secret in the path authenticates them
  * (a wrong one is a 404). They are `public` routes, hidden from the API root and the OpenAPI.
  */
@@ -11,22 +9,10 @@ import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { smsEvents } from '../../campaign/sms-events.ts';
 import { kannelReportStatus } from '../../drivers/sms/kannel.ts';
-import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
-import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts';
-import { bodySchema, parseBody } from '../../http/fields.ts';
-import { recordUrl } from '../../http/links.ts';
-import { envelopeOf, paginate } from '../../http/pagination.ts';
-import { presentSmsGateway } from './sms-gateway.present.ts';
-import { countSmsGateways, deleteSmsGateway, findSmsGateway, listSmsGateways, type SmsGatewayRow, smsCampaignsUsing } from './sms-gateway.repository.ts';
-import { SmsGatewayRecord, smsGatewayFields } from './sms-gateway.schema.ts';
-import { changeSmsGateway, createSmsGateway } from './sms-gateway.service.ts';
-
-const tags = ['sms-gateway'];
-
-/** Contract §3: SMS gateways are written by admins only (403 for anyone else, before any lookup). */
-function adminOnly(request: FastifyRequest): void {
-  if (!request.user.is_admin) throw forbidden();
-}
+import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
+import { AppError, notFound } from '../../http/errors.ts';
+import { gatewayRoutes } from '../gateways/gateways.routes.ts';
+import { findSmsGateway, smsGateway, type SmsGatewayRow } from './sms-gateway.kind.ts';
 
 const digest = (value: string) => crypto.createHash('sha256').update(value).digest();
 
@@ -98,63 +84,10 @@ function callbackRoutes(api: Api, deps: AppDeps) {
   });
 }
 
+const recordRoutes = gatewayRoutes(smsGateway);
+
 async function routes(api: Api, deps: AppDeps) {
-  const { db } = deps.database;
-
-  api.get('/sms-gateway/', { schema: { tags, response: { 200: envelopeOf(SmsGatewayRecord) } } }, async (request) =>
-    paginate(
-      request,
-      () => countSmsGateways(db),
-      (limit, offset) => listSmsGateways(db, limit, offset),
-      (row) => presentSmsGateway(request, row),
-    ),
-  );
-
-  api.get('/sms-gateway/:id/', { schema: { tags, response: { 200: SmsGatewayRecord } } }, async (request) => {
-    const row = await findSmsGateway(db, recordId(request));
-    if (!row) throw notFound();
-    return presentSmsGateway(request, row);
-  });
-
-  api.post(
-    '/sms-gateway/',
-    { schema: { tags, body: bodySchema(smsGatewayFields), response: { 201: SmsGatewayRecord } } },
-    async (request, reply) => {
-      adminOnly(request);
-      const values = await parseBody(smsGatewayFields, request.body, fieldContext(db, request));
-      const row = await createSmsGateway(db, values);
-      return reply.code(201).header('location', recordUrl(request, 'sms-gateway', row.id)).send(presentSmsGateway(request, row));
-    },
-  );
-
-  // contract §2: update answers 202 with an empty body; PUT is a partial update too.
-  api.route({
-    method: ['PATCH', 'PUT'],
-    url: '/sms-gateway/:id/',
-    schema: { tags, body: bodySchema(smsGatewayFields, { partial: true }) },
-    handler: async (request, reply) => {
-      adminOnly(request);
-      const row = await findSmsGateway(db, recordId(request));
-      if (!row) throw notFound();
-      const values = await parseBody(smsGatewayFields, request.body, fieldContext(db, request), { partial: true });
-      await changeSmsGateway(db, row, values);
-      return reply.code(202).send();
-    },
-  });
-
-  api.delete('/sms-gateway/:id/', { schema: { tags } }, async (request, reply) => {
-    adminOnly(request);
-    const id = recordId(request);
-    if (!(await findSmsGateway(db, id))) throw notFound();
-    await db.transaction(async (tx) => {
-      const use = await smsCampaignsUsing(tx, id);
-      if (use.running) throw conflict('This SMS gateway is used by a running SMS campaign; pause or end the campaign first.');
-      // sms_campaigns.sms_gateway_id restricts the delete: a gateway they name stays (set it inactive).
-      if (use.any) throw conflict('This SMS gateway is used by SMS campaigns; set it inactive (status 0) instead.');
-      await deleteSmsGateway(tx, id);
-    });
-    return reply.code(204).send();
-  });
+  recordRoutes(api, deps);
 
   // The callbacks take form bodies too (Kannel's post-url), read only in this scope.
   await api.register(async (scope: Api) => {

@@ -1,29 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { CampaignStatus, smsCampaigns, smsGateways, smsInbound, smsMessages } from '../../db/schema.ts';
-import { makeUser, unique } from '../../../test/factories.ts';
-import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { findSmsGateway } from './sms-gateway.repository.ts';
+import { CampaignStatus, smsGateways, smsInbound, smsMessages } from '../../db/schema.ts';
+import { makeSmsCampaign, unique } from '../../../test/factories.ts';
+import { call, dbLabel } from '../../../test/helpers.ts';
+import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
+import { findSmsGateway } from './sms-gateway.kind.ts';
 
-const t = await testApp();
-const { db } = t.database;
-const admin = await makeUser(db, { admin: true });
-const alice = await makeUser(db);
-
-async function makeGateway(body: Record<string, unknown> = {}) {
-  const res = await call(t.app, admin.auth, 'POST', '/rest-api/sms-gateway/', { name: unique('sgw'), ...body });
-  assert.equal(res.statusCode, 201, res.body);
-  return { id: idOf(res.data.url), url: res.data.url as string, data: res.data };
-}
+const { t, db, admin, alice, makeGateway } = await gatewayTestApp('sms-gateway', 'sgw');
 
 /** An SMS campaign of alice's in `status` sending through `gatewayId` (written directly). */
-async function makeSmsCampaign(gatewayId: number, status: number) {
-  const [row] = await db
-    .insert(smsCampaigns)
-    .values({ name: unique('sms'), sms_campaign_code: unique('s'), user_id: alice.id, status, sms_gateway_id: gatewayId, text_message: 'hi' })
-    .returning();
-  return row;
+async function makeAliceSmsCampaign(gatewayId: number, status: number) {
+  return makeSmsCampaign(db, { user_id: alice.id, status, sms_gateway_id: gatewayId, text_message: 'hi' });
 }
 
 const kannel = {
@@ -178,12 +166,12 @@ describe(`sms-gateway (${dbLabel})`, () => {
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await findSmsGateway(db, free.id), undefined);
     const busy = await makeGateway();
-    await makeSmsCampaign(busy.id, CampaignStatus.Start);
+    await makeAliceSmsCampaign(busy.id, CampaignStatus.Start);
     const running = await call(t.app, admin.auth, 'DELETE', `/rest-api/sms-gateway/${busy.id}/`);
     assert.equal(running.statusCode, 409, running.body);
     assert.match(running.data.detail, /running SMS campaign/);
     const named = await makeGateway();
-    await makeSmsCampaign(named.id, CampaignStatus.End);
+    await makeAliceSmsCampaign(named.id, CampaignStatus.End);
     const ended = await call(t.app, admin.auth, 'DELETE', `/rest-api/sms-gateway/${named.id}/`);
     assert.equal(ended.statusCode, 409, ended.body);
     assert.equal(await db.$count(smsGateways, eq(smsGateways.id, named.id)), 1);
@@ -234,7 +222,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   test('a delivery report with the right secret reaches the message; an inbound message is recorded', async () => {
     const gw = await makeGateway();
     const secret = (await findSmsGateway(db, gw.id))?.callback_secret as string;
-    const campaign = await makeSmsCampaign(gw.id, CampaignStatus.Start);
+    const campaign = await makeAliceSmsCampaign(gw.id, CampaignStatus.Start);
     const [message] = await db
       .insert(smsMessages)
       .values({ sms_campaign_id: campaign.id, user_id: alice.id, sms_gateway_id: gw.id, recipient_number: '+15550001111', content: 'hi', status: 'sent', gateway_message_id: '' })

@@ -14,9 +14,10 @@ const layers = {
   http: ['db', 'users'],
   campaign: ['db', 'http', 'drivers'],
   engine: ['db', 'http', 'drivers', 'campaign', 'audio'],
+  webhooks: ['db', 'http', 'campaign'],
   resources: ['db', 'http', 'drivers', 'campaign', 'users', 'audio'],
 };
-const all = ['db', 'users', 'drivers', 'http', 'campaign', 'engine', 'resources', 'audio'];
+const all = ['db', 'users', 'drivers', 'http', 'campaign', 'engine', 'resources', 'audio', 'webhooks'];
 const boundaries = Object.entries(layers).map(([layer, allowed]) => ({
   files: [`src/${layer}/**/*.ts`],
   ignores: ['**/*.test.ts', '**/*.fixtures.ts'],

@@ -42,6 +42,8 @@ import { usersResource } from './resources/users/users.routes.ts';
 import { accountsResource } from './resources/accounts/accounts.routes.ts';
 import { tokensResource } from './resources/tokens/tokens.routes.ts';
 import { smsMessageResource } from './resources/sms-message/sms-message.routes.ts';
+import { webhookResource } from './resources/webhook/webhook.routes.ts';
+import { eventsResource } from './resources/events/events.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -70,6 +72,8 @@ export const resources: Resource[] = [
   smsMessageResource,
   accountsResource,
   tokensResource,
+  webhookResource,
+  eventsResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -26,6 +26,12 @@ export interface Config {
   /** Billing increment in seconds; 0 bills the exact billsec (contract §6). */
   readonly billingIncrement: number;
   readonly adminPassword: string | undefined;
+  /** Webhook URLs (and survey API calls) may reach loopback and private addresses (tests, labs). */
+  readonly webhookAllowPrivate: boolean;
+  /** Events older than this are pruned (days). */
+  readonly eventRetentionDays: number;
+  /** This server's address as webhook receivers should see links (e.g. https://dialer.example.com). */
+  readonly publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +81,22 @@ function databaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '' || /^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function publicUrl(env: Env, host: string): string {
+  const raw = (env.PUBLIC_URL ?? '').trim();
+  if (raw === '') return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || 8000}`;
+  if (!/^https?:\/\/[^/\s]+$/.test(raw.replace(/\/$/, ''))) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL with no path, such as https://dialer.example.com, got "${raw}"`);
+  }
+  return raw.replace(/\/$/, '');
+}
+
 /** Reads and validates the configuration; throws ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -95,5 +117,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxImportBytes: integer(env, 'MAX_IMPORT_MB', 1024, 1, 102400) * 1024 * 1024,
     billingIncrement: integer(env, 'BILLING_INCREMENT', 6, 0, 3600),
     adminPassword: env.DIALER_ADMIN_PASSWORD || undefined,
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    publicUrl: publicUrl(env, host),
   });
 }

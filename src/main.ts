@@ -17,6 +17,7 @@ import { ensureFirstAdmin } from './resources/users/users.service.ts';
 import type { Engine } from './engine/engine.ts';
 import type { GatewayDrivers, SmsGatewayDrivers } from './engine/gateway-drivers.ts';
 import type { SmsEventsQueue } from './campaign/sms-events.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export const Roles = ['all', 'api', 'engine'] as const;
 export type Role = (typeof Roles)[number];
@@ -125,6 +126,17 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     engine.start();
   }
 
+  // Every server process sends webhook deliveries; the database shares them out (SKIP LOCKED).
+  const webhookLog = log.child({ component: 'webhooks' });
+  const webhooks = new WebhookDispatcher({
+    database,
+    publicUrl: config.publicUrl,
+    allowPrivate: config.webhookAllowPrivate,
+    retentionDays: config.eventRetentionDays,
+    log: { warn: (m: string) => webhookLog.warn(m) },
+  });
+  await webhooks.start();
+
   // Before the API listens: once "listening" is logged, CLI commands are run here too.
   const control = await listenForCommands(config, database, log);
 
@@ -141,6 +153,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       log.info('shutting down');
       await app?.close();
       await control?.close();
+      await webhooks.stop();
       // The engine records its calls in flight before the database closes.
       await engine?.stop();
       await drivers?.close();

@@ -30,6 +30,8 @@ export type SharedCampaignColumns = Partial<Pick<VoiceInsert, keyof VoiceInsert 
 
 export interface CampaignKind<T extends CampaignTable = CampaignTable> {
   readonly name: 'voice' | 'sms';
+  /** Its REST resource: /rest-api/<resource>/<id>/. */
+  readonly resource: 'campaigns' | 'sms-campaigns';
   /** The campaign table (Drizzle), for typed reads and writes. */
   readonly table: T;
   /** The campaign, subscriber and phonebook link tables as SQL names (the spool's and the links'). */
@@ -68,6 +70,7 @@ async function surveyProblem(db: Db, row: CampaignRowOf<typeof campaigns>): Prom
 
 export const voiceKind: CampaignKind<typeof campaigns> = {
   name: 'voice',
+  resource: 'campaigns',
   table: campaigns,
   tables: voiceSpool,
   gateways,
@@ -94,6 +97,7 @@ export const voiceKind: CampaignKind<typeof campaigns> = {
 
 export const smsKind: CampaignKind<typeof smsCampaigns> = {
   name: 'sms',
+  resource: 'sms-campaigns',
   table: smsCampaigns,
   tables: smsSpool,
   gateways: smsGateways,

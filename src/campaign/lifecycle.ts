@@ -3,12 +3,13 @@
  * a start checks, and one function per transition, each writing the state change and the work it
  * causes in the transaction it is given (the first start spools the subscribers, and for voice
  * freezes the survey; abort marks pending subscribers ABORT). What differs by kind is the kind's
- * (kinds.ts).
+ * (kinds.ts). Each transition writes its event (events.ts) in the same transaction.
  */
 import { eq, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { CampaignStatus, GatewayStatus, SubscriberStatus } from '../db/schema.ts';
 import { invalid } from '../http/errors.ts';
+import { appendEvents, EventType, type EventTypeName } from './events.ts';
 import { type CampaignInsertOf, type CampaignKind, type CampaignRowOf, type CampaignTable, gatewayStatus, type SharedCampaignColumns } from './kinds.ts';
 import { spoolCampaign } from './spool.ts';
 
@@ -127,6 +128,19 @@ export async function changeStatus<T extends CampaignTable>(
   if (to === row.status) return row;
   const problem = transitionProblem(row.status, to);
   if (problem) throw refuse(problem);
+  const changed = await applyStatus(db, kind, row, to, timeZone);
+  const type = to === CampaignStatus.Start ? (row.has_been_started ? EventType.CampaignResumed : EventType.CampaignStarted) : statusEvents[to];
+  await appendEvents(db, [campaignEvent(kind, changed, type, to === CampaignStatus.End ? { why: 'by user' } : {})]);
+  return changed;
+}
+
+const statusEvents: Record<number, EventTypeName> = {
+  [CampaignStatus.Pause]: EventType.CampaignPaused,
+  [CampaignStatus.Abort]: EventType.CampaignAborted,
+  [CampaignStatus.End]: EventType.CampaignEnded,
+};
+
+function applyStatus<T extends CampaignTable>(db: Db, kind: CampaignKind<T>, row: CampaignRowOf<T>, to: number, timeZone: string): Promise<CampaignRowOf<T>> {
   switch (to) {
     case CampaignStatus.Start:
       return startCampaign(db, kind, row, timeZone);
@@ -137,4 +151,19 @@ export async function changeStatus<T extends CampaignTable>(
     default:
       return endCampaign(db, kind, row);
   }
+}
+
+/** A campaign event: which campaign (kind, link, name) and its status, plus `extra` (e.g. why it ended). */
+export function campaignEvent(
+  kind: CampaignKind,
+  row: { id: number; user_id: number; name: string; status: number },
+  type: EventTypeName,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    type,
+    userId: row.user_id,
+    campaignId: row.id,
+    data: { campaign: `/rest-api/${kind.resource}/${row.id}/`, kind: kind.name, id: row.id, name: row.name, status: row.status, ...extra },
+  };
 }

@@ -8,3 +8,4 @@ export * from './schema/ivr.ts';
 export * from './schema/gateways.ts';
 export * from './schema/campaigns.ts';
 export * from './schema/sms.ts';
+export * from './schema/events.ts';

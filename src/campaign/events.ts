@@ -1,0 +1,156 @@
+/**
+ * The event log (issue 14): every state change an integrator may want to hear of is a row in
+ * `events`, written in the transaction of the change, so an event exists exactly when its change
+ * committed. Webhooks, the live stream and pollers all read it here, in commit order.
+ *
+ * Commit order: ids come from a sequence, so a transaction that took id 10 may commit after
+ * one that took id 11; a reader that had passed 11 would skip 10. Each row therefore keeps the
+ * id of its transaction (`txid`), and readers go in (txid, id) order and only below the oldest
+ * transaction still running (the snapshot's xmin): every transaction there has ended, so nothing
+ * can appear behind a reader's position later.
+ *
+ * Payloads keep links as paths (`/rest-api/campaigns/3/`); `presentEvent` makes them absolute
+ * with the base URL of whoever reads them.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/database.ts';
+import { events } from '../db/schema.ts';
+
+export const EventType = {
+  CampaignStarted: 'campaign.started',
+  CampaignPaused: 'campaign.paused',
+  CampaignResumed: 'campaign.resumed',
+  CampaignEnded: 'campaign.ended',
+  CampaignAborted: 'campaign.aborted',
+  CampaignWaiting: 'campaign.waiting',
+  CallCompleted: 'call.completed',
+  SubscriberFinal: 'subscriber.final',
+  SmsSent: 'sms.sent',
+  SmsDelivered: 'sms.delivered',
+  SmsFailed: 'sms.failed',
+  SmsOptOut: 'sms.opt_out',
+  ImportFinished: 'import.finished',
+  BalanceLow: 'balance.low',
+  WebhookDisabled: 'webhook.disabled',
+} as const;
+export type EventTypeName = (typeof EventType)[keyof typeof EventType];
+export const eventTypes: readonly string[] = Object.values(EventType);
+
+export interface NewEvent {
+  type: EventTypeName;
+  /** The owner: who may see it (admins see every event). */
+  userId: number | null;
+  campaignId?: number | null;
+  data: Record<string, unknown>;
+}
+
+/** Writes events in one statement, in the caller's transaction. */
+export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
+  if (list.length === 0) return;
+  await db.insert(events).values(list.map((e) => ({ type: e.type, user_id: e.userId, campaign_id: e.campaignId ?? null, data: e.data })));
+}
+
+/** A reader's position in the log: the last event it has seen (0, 0 before the first). */
+export interface EventCursor {
+  txid: number;
+  id: number;
+}
+export const START: EventCursor = { txid: 0, id: 0 };
+
+export interface EventRow {
+  id: number;
+  txid: number;
+  type: string;
+  user_id: number | null;
+  campaign_id: number | null;
+  data: Record<string, unknown>;
+  created: string;
+}
+
+export interface EventFilter {
+  /** Only this owner's events; undefined: every event (an admin). */
+  userId?: number;
+  /** Types or patterns (`call.*`, `*`); empty or undefined: every type. */
+  types?: readonly string[];
+  campaignId?: number;
+}
+
+/** Whether `patterns` is a list of known types and `prefix.*` patterns; the first bad one if not. */
+export function badEventPattern(patterns: readonly string[]): string | undefined {
+  return patterns.find((p) => p !== '*' && !eventTypes.includes(p) && !(p.endsWith('.*') && eventTypes.some((t) => t.startsWith(p.slice(0, -1)))));
+}
+
+/** Whether an event type matches a list of types or patterns (empty: all). */
+export function typeMatches(type: string, patterns: readonly string[]): boolean {
+  return patterns.length === 0 || patterns.some((p) => p === '*' || p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
+}
+
+function typeCondition(patterns: readonly string[] | undefined): SQL {
+  if (!patterns || patterns.length === 0 || patterns.includes('*')) return sql`true`;
+  const exact = patterns.filter((p) => !p.endsWith('.*'));
+  const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => `${p.slice(0, -1)}%`);
+  const parts: SQL[] = [];
+  if (exact.length) parts.push(sql`type = any(${`{${exact.join(',')}}`}::text[])`);
+  if (prefixes.length) parts.push(sql`type like any(${`{${prefixes.join(',')}}`}::text[])`);
+  return sql.join(parts, sql` or `);
+}
+
+/** The next events after `after`, in commit order, only those already safe to read. */
+export async function readEvents(db: Db, after: EventCursor, filter: EventFilter, limit: number): Promise<EventRow[]> {
+  const rows = await queryRows<EventRow>(
+    db,
+    sql`select id, txid, type, user_id, campaign_id, data, created
+        from ${events}
+        where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
+          and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+          and (${typeCondition(filter.types)})
+          ${filter.userId === undefined ? sql`` : sql`and user_id = ${filter.userId}`}
+          ${filter.campaignId === undefined ? sql`` : sql`and campaign_id = ${filter.campaignId}`}
+        order by txid, id
+        limit ${limit}`,
+  );
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    txid: Number(r.txid),
+    data: typeof r.data === 'string' ? (JSON.parse(r.data) as Record<string, unknown>) : r.data,
+  }));
+}
+
+const ID_PREFIX = 'evt_';
+const TXID_WIDTH = 11; // base 36: up to 36^11 ≈ 1.3e17 transactions
+const ROW_WIDTH = 12;
+
+/** The event's public id: sortable as text in the log's order, and decodable to a cursor. */
+export function eventId(row: { txid: number; id: number }): string {
+  return `${ID_PREFIX}${row.txid.toString(36).padStart(TXID_WIDTH, '0')}${row.id.toString(36).padStart(ROW_WIDTH, '0')}`;
+}
+
+/** The cursor an event id stands for; undefined if it is not one of ours. */
+export function cursorOf(id: string): EventCursor | undefined {
+  const m = new RegExp(`^${ID_PREFIX}([0-9a-z]{${TXID_WIDTH}})([0-9a-z]{${ROW_WIDTH}})$`).exec(id);
+  if (!m) return undefined;
+  return { txid: parseInt(m[1], 36), id: parseInt(m[2], 36) };
+}
+
+/** The event as every reader sees it: links made absolute with `base` (e.g. http://host:8000). */
+export function presentEvent(row: EventRow, base: string): { id: string; type: string; created: string; data: unknown } {
+  return { id: eventId(row), type: row.type, created: new Date(row.created).toISOString(), data: absolute(row.data, base) };
+}
+
+function absolute(value: unknown, base: string): unknown {
+  if (typeof value === 'string') return value.startsWith('/rest-api/') ? `${base}${value}` : value;
+  if (Array.isArray(value)) return value.map((v) => absolute(v, base));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, absolute(v, base)]));
+  return value;
+}
+
+/** Deletes events older than `days` (EVENT_RETENTION_DAYS); returns how many. */
+export async function pruneEvents(db: Db, days: number): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`with gone as (delete from ${events} where created < now() - make_interval(days => ${days}) returning 1)
+        select count(*)::int as n from gone`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}

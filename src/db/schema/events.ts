@@ -1,0 +1,70 @@
+/** The event log, webhook endpoints and their deliveries (issue 14; migration 0017). */
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, timestamp, unique, varchar } from 'drizzle-orm/pg-core';
+import { createdDate, timestamptz, updatedDate } from './columns.ts';
+import { users } from './accounts.ts';
+
+export const events = pgTable(
+  'events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The writing transaction: readers go in (txid, id) order below the oldest running one. */
+    txid: bigint('txid', { mode: 'number' })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
+    type: varchar('type', { length: 64 }).notNull(),
+    /** The owner: who may see it (admins see all). */
+    user_id: integer('user_id'),
+    /** The voice or SMS campaign it is about, if any (the stream's ?campaign_id= filter). */
+    campaign_id: integer('campaign_id'),
+    /** The payload, in the API's read shapes with links as paths (made absolute when sent). */
+    data: jsonb('data').notNull(),
+    created: timestamp('created', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
+  },
+  (t) => [index('events_order_idx').on(t.txid, t.id), index('events_created_idx').on(t.created)],
+);
+
+export const webhooks = pgTable('webhooks', {
+  id: serial('id').primaryKey(),
+  user_id: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  url: varchar('url', { length: 2000 }).notNull(),
+  /** Event types or patterns (`call.*`); empty: every event. */
+  events: jsonb('events').$type<string[]>().notNull().default([]),
+  description: varchar('description', { length: 500 }).notNull().default(''),
+  active: boolean('active').notNull().default(true),
+  secret: varchar('secret', { length: 100 }).notNull(),
+  cursor_txid: bigint('cursor_txid', { mode: 'number' }).notNull().default(0),
+  cursor_id: bigint('cursor_id', { mode: 'number' }).notNull().default(0),
+  failing_since: timestamptz('failing_since'),
+  /** While a server process sends its deliveries (in order, one at a time). */
+  lease_until: timestamptz('lease_until'),
+  created_date: createdDate(),
+  updated_date: updatedDate(),
+});
+
+export const DeliveryStatus = { Pending: 'pending', Delivered: 'delivered', Failed: 'failed' } as const;
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    webhook_id: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    event_id: bigint('event_id', { mode: 'number' })
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    status: varchar('status', { length: 16 }).notNull().default(DeliveryStatus.Pending),
+    attempts: integer('attempts').notNull().default(0),
+    next_attempt: timestamptz('next_attempt').notNull().defaultNow(),
+    response_status: integer('response_status'),
+    latency_ms: integer('latency_ms'),
+    response_excerpt: varchar('response_excerpt', { length: 500 }),
+    error: varchar('error', { length: 500 }),
+    delivered_at: timestamptz('delivered_at'),
+    created: timestamptz('created').notNull().defaultNow(),
+  },
+  (t) => [unique('webhook_deliveries_once').on(t.webhook_id, t.event_id)],
+);

@@ -1,0 +1,188 @@
+/**
+ * /rest-api/events/ — the event log (issue 14 §3), as every reader sees it: an admin every
+ * event, anyone else their own. Not Newfies' calendar `event` (/rest-api/event/).
+ *
+ * - Default: a live stream, Server-Sent Events (`text/event-stream`). Each event is sent as
+ *   `id: <event id>`, `event: <type>`, `data: <JSON>`; a client that reconnects with
+ *   `Last-Event-ID` (or `?after=`) gets everything after it, in order, without gaps; without
+ *   either it starts from now. A comment line every HEARTBEAT_MS keeps proxies from closing it.
+ *   New events wake the stream through LISTEN/NOTIFY (one listener per process, shared).
+ * - `?format=json&after=<id>`: a page of the same log for pollers, `{"next": url|null,
+ *   "results": [...]}`, oldest first (`limit`, default 100, at most 1000).
+ * Filters for both: `types` (comma-separated types or patterns such as `call.*`) and
+ * `campaign_id`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badEventPattern, cursorOf, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
+import type { Database } from '../../db/database.ts';
+import type { AppDeps, Api, Resource } from '../../http/api.ts';
+import { invalid } from '../../http/errors.ts';
+import { API_PREFIX, baseUrl } from '../../http/links.ts';
+
+const tags = ['events'];
+const HEARTBEAT_MS = 15_000;
+const STREAM_BATCH = 500;
+
+interface Query {
+  format?: string;
+  after?: string;
+  types?: string;
+  campaign_id?: string;
+  limit?: string;
+}
+
+/** The filters and starting point of a request; 400 for any that is malformed. */
+function readQuery(request: FastifyRequest): { filter: EventFilter; after: EventCursor | undefined; limit: number } {
+  const q = request.query as Query;
+  const errors: Record<string, string[]> = {};
+  const types = q.types ? q.types.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const bad = badEventPattern(types);
+  if (bad !== undefined) errors.types = [`"${bad}" is not an event type or pattern (such as call.*).`];
+  let campaignId: number | undefined;
+  if (q.campaign_id !== undefined) {
+    if (!/^\d{1,10}$/.test(q.campaign_id)) errors.campaign_id = ['A valid integer is required.'];
+    else campaignId = Number(q.campaign_id);
+  }
+  const lastEventId = request.headers['last-event-id'];
+  const position = q.after ?? (typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+  let after: EventCursor | undefined;
+  if (position !== undefined) {
+    after = position === '0' ? START : cursorOf(position);
+    if (!after) errors.after = ['Not an event id.'];
+  }
+  const limit = q.limit === undefined ? 100 : Number(q.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) errors.limit = ['Ensure this value is between 1 and 1000.'];
+  if (Object.keys(errors).length) throw invalid(errors);
+  const user = request.user;
+  return { filter: { userId: user.is_admin ? undefined : user.id, types, campaignId }, after, limit };
+}
+
+const visible = (row: EventRow, filter: EventFilter) =>
+  (filter.userId === undefined || row.user_id === filter.userId) &&
+  (filter.campaignId === undefined || row.campaign_id === filter.campaignId) &&
+  typeMatches(row.type, filter.types ?? []);
+
+/** One LISTEN per process for every open stream: a notification wakes them all. */
+class StreamHub {
+  private readonly wakers = new Set<() => void>();
+  private listening: Promise<() => Promise<void>> | undefined;
+
+  constructor(private readonly database: Database) {}
+
+  async add(wake: () => void): Promise<void> {
+    this.wakers.add(wake);
+    this.listening ??= this.database.listen('events', {
+      notify: () => this.wakeAll(),
+      up: () => this.wakeAll(),
+      down: () => undefined,
+    });
+    await this.listening;
+  }
+
+  remove(wake: () => void): void {
+    this.wakers.delete(wake);
+  }
+
+  private wakeAll(): void {
+    for (const wake of this.wakers) wake();
+  }
+
+  async close(): Promise<void> {
+    const unlisten = await this.listening;
+    await unlisten?.();
+  }
+}
+
+/** Where the log ends now: a stream without a starting point begins here. */
+async function endOfLog(database: Database): Promise<EventCursor> {
+  let cursor = START;
+  for (;;) {
+    const rows = await readEvents(database.db, cursor, {}, 10_000);
+    if (rows.length === 0) return cursor;
+    cursor = rows[rows.length - 1];
+  }
+}
+
+async function stream(request: FastifyRequest, reply: FastifyReply, database: Database, hub: StreamHub): Promise<void> {
+  const { filter, after } = readQuery(request);
+  const base = baseUrl(request);
+  let cursor = after ?? (await endOfLog(database));
+  reply.hijack();
+  const out = reply.raw;
+  out.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
+  out.write(': stream open\n\n');
+  let closed = false;
+  let busy = false;
+  let again = false;
+  const send = async () => {
+    if (closed) return;
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        for (;;) {
+          const rows = await readEvents(database.db, cursor, {}, STREAM_BATCH);
+          if (rows.length === 0 || closed) break;
+          let text = '';
+          for (const row of rows) {
+            if (!visible(row, filter)) continue;
+            const event = presentEvent(row, base);
+            text += `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+          }
+          cursor = rows[rows.length - 1];
+          if (text && !out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+          if (rows.length < STREAM_BATCH) break;
+        }
+      } while (again && !closed);
+    } catch (err) {
+      request.log.warn({ err }, 'event stream read failed');
+    } finally {
+      busy = false;
+    }
+  };
+  const wake = () => void send();
+  const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), HEARTBEAT_MS);
+  const close = () => {
+    closed = true;
+    clearInterval(heartbeat);
+    hub.remove(wake);
+  };
+  request.raw.on('close', close);
+  out.on('close', close);
+  await hub.add(wake);
+  await send();
+}
+
+function routes(api: Api, { database }: AppDeps) {
+  const hub = new StreamHub(database);
+  api.addHook('onClose', () => hub.close());
+
+  api.get('/events/', { schema: { tags, description: 'Server-Sent Events; ?format=json&after=<id> for a page' } }, async (request, reply) => {
+    if ((request.query as Query).format !== 'json') return stream(request, reply, database, hub);
+    const { filter, after, limit } = readQuery(request);
+    const rows = await readEvents(database.db, after ?? START, filter, limit);
+    const base = baseUrl(request);
+    const results = rows.map((row) => presentEvent(row, base));
+    const last = results[results.length - 1];
+    const next = rows.length === limit && last ? nextUrl(request, last.id) : null;
+    return { next, results };
+  });
+}
+
+function nextUrl(request: FastifyRequest, after: string): string {
+  const url = new URL(request.url, `${baseUrl(request)}/`);
+  url.searchParams.set('after', after);
+  return `${baseUrl(request)}${API_PREFIX}/events/?${url.searchParams.toString()}`;
+}
+
+export const eventsResource: Resource = { name: 'events', routes };

@@ -1,0 +1,96 @@
+/** The webhooks table and its deliveries, as the webhook resource reads and writes them. */
+import crypto from 'node:crypto';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
+import { DeliveryStatus, webhookDeliveries, webhooks } from '../../db/schema.ts';
+import type { AuthUser } from '../../http/auth.ts';
+import { ownedBy } from '../../http/scope.ts';
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+export const visibleWebhooks = (user: AuthUser): SQL | undefined => ownedBy(user, webhooks.user_id);
+
+/** A new signing secret: 32 random bytes, shown to the owner once. */
+export const newSecret = () => `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+
+export async function findWebhook(db: Db, user: AuthUser, id: number): Promise<WebhookRow | undefined> {
+  return (await db.select().from(webhooks).where(and(eq(webhooks.id, id), visibleWebhooks(user))))[0];
+}
+
+export function countWebhooks(db: Db, where: SQL | undefined): Promise<number> {
+  return db.$count(webhooks, where);
+}
+
+export function listWebhooks(db: Db, where: SQL | undefined, limit: number, offset: number): Promise<WebhookRow[]> {
+  return db.select().from(webhooks).where(where).orderBy(asc(webhooks.id)).limit(limit).offset(offset);
+}
+
+/**
+ * A new webhook starts at the end of the log: it receives what happens from now on. Its cursor
+ * is the newest event already written (readers never go past the running transactions anyway).
+ */
+export async function insertWebhook(db: Db, values: typeof webhooks.$inferInsert): Promise<WebhookRow> {
+  const [end] = await queryRows<{ txid: string | null; id: string | null }>(db, sql`select txid, id from events order by txid desc, id desc limit 1`);
+  const [row] = await db
+    .insert(webhooks)
+    .values({ ...values, cursor_txid: Number(end?.txid ?? 0), cursor_id: Number(end?.id ?? 0) })
+    .returning();
+  return row;
+}
+
+export async function updateWebhook(db: Db, id: number, values: Partial<typeof webhooks.$inferInsert>): Promise<void> {
+  await db
+    .update(webhooks)
+    .set({ ...values, updated_date: sql`now()` })
+    .where(eq(webhooks.id, id));
+}
+
+export async function deleteWebhook(db: Db, id: number): Promise<void> {
+  await db.delete(webhooks).where(eq(webhooks.id, id));
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_txid: number;
+  event_id: number;
+  event_type: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  latency_ms: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  next_attempt: string | null;
+  delivered_at: string | null;
+  created: string;
+}
+
+export function countDeliveries(db: Db, webhookId: number): Promise<number> {
+  return db.$count(webhookDeliveries, eq(webhookDeliveries.webhook_id, webhookId));
+}
+
+/** A webhook's deliveries, newest first. */
+export async function listDeliveries(db: Db, webhookId: number, limit: number, offset: number): Promise<DeliveryRow[]> {
+  const rows = await queryRows<DeliveryRow>(
+    db,
+    sql`select d.id, e.txid as event_txid, e.id as event_id, e.type as event_type, d.status, d.attempts, d.response_status,
+               d.latency_ms, d.response_excerpt, d.error,
+               case when d.status = ${DeliveryStatus.Pending} then d.next_attempt end as next_attempt,
+               d.delivered_at, d.created
+        from webhook_deliveries d join events e on e.id = d.event_id
+        where d.webhook_id = ${webhookId}
+        order by d.id desc
+        limit ${limit} offset ${offset}`,
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id), event_txid: Number(r.event_txid), event_id: Number(r.event_id) }));
+}
+
+/** Sends a delivery again, now (whatever its state): answers whether it is the webhook's. */
+export async function redeliver(db: Db, webhookId: number, deliveryId: number): Promise<boolean> {
+  const rows = await db
+    .update(webhookDeliveries)
+    .set({ status: DeliveryStatus.Pending, next_attempt: sql`now()` })
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhook_id, webhookId)))
+    .returning({ id: webhookDeliveries.id });
+  return rows.length > 0;
+}

@@ -44,6 +44,17 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * The `data` of a campaign event as SQL over a row alias with id, name, status (for statements
+ * that write events beside a set-based change, e.g. the engine ending campaigns): the same shape
+ * as lifecycle.ts's campaignEvent, plus `extra` (SQL key/value pairs).
+ */
+export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', kind: 'voice' | 'sms', alias: string, extra: SQL = sql``): SQL {
+  const a = sql.identifier(alias);
+  return sql`jsonb_build_object('campaign', ${`/rest-api/${resource}/`} || ${a}.id || '/', 'kind', ${kind}::text, 'id', ${a}.id,
+    'name', ${a}.name, 'status', ${a}.status ${extra})`;
+}
+
 /** Writes events in one statement, in the caller's transaction. */
 export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return;

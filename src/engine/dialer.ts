@@ -15,7 +15,8 @@ import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
 import { callerIdGroup } from './store/callerids.ts';
 import { callingLines, insertCallingCallrequests } from './store/callrequests.ts';
-import { type CampaignRow, lockStartCampaign, noteState } from './store/campaigns.ts';
+import { type CampaignRow, lockStartCampaign, noteState, noteWaiting } from './store/campaigns.ts';
+import { voiceKind } from '../campaign/kinds.ts';
 import { claimDueSubscribers } from './store/due-subscribers.ts';
 import { findGateway, type GatewayRow } from './store/gateways.ts';
 import { markDoNotCall, markInProcess, type SubscriberRow } from './store/subscribers.ts';
@@ -155,7 +156,7 @@ export async function claimCalls(ctx: EngineContext, campaignId: number, options
     const reason = await blockReason(tx, ctx, c, gateway);
     if (reason || !gateway) {
       // (no gateway is always a reason: blockReason says 'no gateway')
-      await noteState(tx, 'campaigns', c, reason);
+      await noteWaiting(tx, voiceKind, c, reason);
       return { campaign: c, gateway, calls: [] };
     }
     const pace = paceSlots(c.next_call_at, c.frequency, ctx.clock.now());

@@ -14,7 +14,8 @@ import { paceSlots } from '../dialer.ts';
 import { smsParts } from '../../drivers/sms/encoding.ts';
 import { ownerBlock } from '../owner.ts';
 import { windowBlock } from '../../campaign/window.ts';
-import { noteState } from '../store/campaigns.ts';
+import { noteState, noteWaiting } from '../store/campaigns.ts';
+import { smsKind } from '../../campaign/kinds.ts';
 import { claimDueSubscribers } from '../store/due-subscribers.ts';
 import { findSmsGateway, type SmsGatewayRow } from '../store/gateways.ts';
 import { lockStartSmsCampaign, type SmsCampaignRow } from '../store/sms-campaigns.ts';
@@ -97,7 +98,7 @@ export async function claimMessages(ctx: EngineContext, campaignId: number): Pro
     const reason = await blockReason(tx, ctx, c, gateway);
     if (reason || !gateway) {
       // (no gateway is always a reason: blockReason says 'no sms gateway')
-      await noteState(tx, 'sms_campaigns', c, reason);
+      await noteWaiting(tx, smsKind, c, reason);
       return { campaign: c, gateway, messages: [] };
     }
     const now = ctx.clock.now();

@@ -4,6 +4,9 @@
  * flight, and `noteState` (engine_state and the pace, for voice and SMS campaigns alike).
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { appendEvents, campaignEventDataSql, EventType } from '../../campaign/events.ts';
+import type { CampaignKind } from '../../campaign/kinds.ts';
+import { campaignEvent } from '../../campaign/lifecycle.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SubscriberStatus, campaigns } from '../../db/schema.ts';
 
@@ -31,12 +34,20 @@ export function startCampaignIds(db: Db): Promise<{ id: number }[]> {
 export function endDueCampaigns(db: Db, now: string): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     db,
-    sql`update campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
+    sql`with ended as (
+          update campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
             engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
           where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
             select 1 from subscribers s where s.campaign_id = c.id
               and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}, ${SubscriberStatus.InProcess}))))
-          returning c.id`,
+          returning c.id, c.user_id, c.name, c.status, c.expirationdate < ${now}::timestamptz as expired
+        ), written as (
+          insert into events (type, user_id, campaign_id, data)
+          select 'campaign.ended', e.user_id, e.id,
+            ${campaignEventDataSql('campaigns', 'voice', 'e', sql`, 'why', case when e.expired then 'expired' else 'done' end`)}
+          from ended e
+        )
+        select id from ended`,
   );
 }
 
@@ -59,4 +70,18 @@ export async function noteState(
   if (c.engine_state === state && nextCallAt === undefined) return;
   await tx.execute(sql`update ${sql.identifier(table)} set engine_state = ${state},
       next_call_at = coalesce(${nextCallAt ?? null}::timestamptz, next_call_at) where id = ${c.id}`);
+}
+
+/**
+ * A campaign that cannot dial or send now (credit, hours, gateway …): its engine_state, and a
+ * campaign.waiting event when the reason is new.
+ */
+export async function noteWaiting(
+  tx: Db,
+  kind: CampaignKind,
+  c: { id: number; user_id: number; name: string; status: number; engine_state: string | null },
+  reason: string,
+): Promise<void> {
+  if (c.engine_state !== reason) await appendEvents(tx, [campaignEvent(kind, c, EventType.CampaignWaiting, { why: reason })]);
+  await noteState(tx, kind.name === 'voice' ? 'campaigns' : 'sms_campaigns', c, reason);
 }

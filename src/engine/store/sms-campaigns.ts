@@ -3,6 +3,7 @@
  * pass walks, END for the campaigns whose time is up. (Their engine_state: campaigns.ts noteState.)
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { campaignEventDataSql } from '../../campaign/events.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus, smsCampaigns } from '../../db/schema.ts';
 
@@ -28,10 +29,18 @@ export function endDueSmsCampaigns(db: Db, now: string): Promise<{ id: number }[
   const S = SmsSubscriberStatus;
   return queryRows<{ id: number }>(
     db,
-    sql`update sms_campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
+    sql`with ended as (
+          update sms_campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
             engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
           where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
             select 1 from sms_subscribers s where s.sms_campaign_id = c.id and s.status in (${S.Pending}, ${S.Pause}, ${S.InProcess}))))
-          returning c.id`,
+          returning c.id, c.user_id, c.name, c.status, c.expirationdate < ${now}::timestamptz as expired
+        ), written as (
+          insert into events (type, user_id, campaign_id, data)
+          select 'campaign.ended', e.user_id, e.id,
+            ${campaignEventDataSql('sms-campaigns', 'sms', 'e', sql`, 'why', case when e.expired then 'expired' else 'done' end`)}
+          from ended e
+        )
+        select id from ended`,
   );
 }

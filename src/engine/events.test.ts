@@ -1,0 +1,65 @@
+/**
+ * The engine's events (issue 14): a call.completed per call with its CDR's fields, a
+ * campaign.ended saying why (done, expired), and one campaign.waiting per new reason the campaign
+ * cannot dial — read back through the API's event log.
+ */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { buildApp } from '../app.ts';
+import { call, dbLabel, testConfig, testDatabase } from '../../test/helpers.ts';
+import { pass, scenario } from './engine.fixtures.ts';
+
+const database = await testDatabase();
+const db = database.db;
+const app = await buildApp({ logger: false, database, config: testConfig() });
+after(() => app.close());
+
+interface Event {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+async function eventsOf(s: { user: { auth: string }; campaignId: number }): Promise<Event[]> {
+  const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}`);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.data.results;
+}
+
+test(`a campaign run to its end: call.completed per call, then campaign.ended (done) (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { end_when_done: true }, numbers: ['+15550101', '+15550102'] });
+  for (let i = 0; i < 6; i++) {
+    await pass(s);
+    await s.clock.advance(60_000);
+  }
+  const events = await eventsOf(s);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['call.completed', 'call.completed', 'campaign.ended'],
+  );
+  const calls = events.filter((e) => e.type === 'call.completed');
+  assert.deepEqual(calls.map((e) => e.data.phone_number).sort(), ['+15550101', '+15550102']);
+  assert.match(String(calls[0].data.callrequest), /^http:\/\/localhost(:\d+)?\/rest-api\/callrequest\/\d+\/$/);
+  assert.equal(calls[0].data.disposition, 'ANSWER');
+  assert.equal(events[2].data.why, 'done');
+  assert.equal(events[2].data.id, s.campaignId);
+});
+
+test(`an expired campaign ends with why "expired" (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { expirationdate: '2026-01-05T10:00:00Z' } });
+  await s.clock.set('2026-01-05T10:00:01Z');
+  await pass(s);
+  const ended = (await eventsOf(s)).filter((e) => e.type === 'campaign.ended');
+  assert.equal(ended.length, 1);
+  assert.equal(ended[0].data.why, 'expired');
+});
+
+test(`waiting outside hours is one campaign.waiting, not one per pass (${dbLabel})`, async () => {
+  const s = await scenario(db, { campaign: { daily_start_time: '22:00:00', daily_stop_time: '23:00:00' }, clockAt: '2026-01-05T12:00:00Z' });
+  await pass(s);
+  await pass(s);
+  await s.clock.advance(60_000);
+  await pass(s);
+  const waiting = (await eventsOf(s)).filter((e) => e.type === 'campaign.waiting');
+  assert.equal(waiting.length, 1);
+  assert.equal(waiting[0].data.why, 'outside hours');
+});

@@ -151,6 +151,8 @@ export interface TestEngineOptions {
   smsDriver?: SmsDriver;
   billingIncrement?: number;
   engineId?: string;
+  /** Survey API sections may call loopback (WEBHOOK_ALLOW_PRIVATE); true unless a test says otherwise. */
+  allowPrivate?: boolean;
 }
 
 /** An engine on `clock` (UTC, PostgreSQL's rules for dead engines), logging only errors. */
@@ -165,7 +167,7 @@ export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions =
       return driver;
     },
     smsDrivers: smsDriver && (() => smsDriver),
-    config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6 },
+    config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6, webhookAllowPrivate: opts.allowPrivate ?? true },
     databaseKind: 'postgres',
     engineId: opts.engineId,
   });

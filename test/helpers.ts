@@ -57,7 +57,7 @@ export async function testDatabase(): Promise<Database & { url?: string }> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/campaign-dialer-test' }), ...overrides };
+  return { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/campaign-dialer-test', WEBHOOK_ALLOW_PRIVATE: 'true' }), ...overrides };
 }
 
 export interface TestContext {

@@ -53,6 +53,8 @@ export interface ScenarioOptions {
   gateway?: Partial<typeof gateways.$inferInsert>;
   /** The driver of the campaign's SMS gateway (send-SMS sections). */
   smsDriver?: SmsDriver;
+  /** Survey API sections may call loopback addresses (default true, as tests set WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
 }
 
 export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scenario> {
@@ -85,7 +87,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
     .returning({ id: subscribers.id });
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);
-  const engine = makeEngine(db, clock, { driver, billingIncrement: opts.billingIncrement, smsDriver: opts.smsDriver });
+  const engine = makeEngine(db, clock, { driver, billingIncrement: opts.billingIncrement, smsDriver: opts.smsDriver, allowPrivate: opts.allowPrivate });
   return { userId: user.id, user, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
 }
 

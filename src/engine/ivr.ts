@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/database.ts';
 import { SectionType } from '../db/schema.ts';
+import { requestGuarded } from '../http/outbound.ts';
 import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../campaign/survey-flow.ts';
 import type { Call, Hangup } from '../drivers/voice/driver.ts';
 import { addDncNumber, optOutList } from './store/dnc.ts';
@@ -43,6 +44,8 @@ export interface IvrContext {
   sendSms?: (template: string) => Promise<string>;
   /** HTTP timeout of API sections; absent = the section's own `timeout` (seconds). */
   apiTimeoutMs?: number;
+  /** API sections may call loopback and private addresses (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
 }
 
 /** What a section produced: the input for branching and, when answered, its result row. */
@@ -81,16 +84,20 @@ async function addToDnc(ctx: IvrContext): Promise<string> {
 
 /**
  * Section 11/14: HTTP GET to api_url with the call's variables as query parameters. The answer
- * (the body, trimmed) waits at most the section's `timeout`, as a caller's input would.
+ * (the body, trimmed) waits at most the section's `timeout`, as a caller's input would. The URL
+ * is guarded against SSRF like a webhook's (http/outbound.ts): a private address is 'invalid'.
  */
 async function callApi(ctx: IvrContext, s: FlowSection): Promise<{ body: string; outcome: 'ok' | 'timeout' | 'invalid' }> {
   if (!s.api_url) return { body: '', outcome: 'invalid' };
   try {
     const url = new URL(s.api_url);
     for (const [k, v] of Object.entries(ctx.variables)) url.searchParams.set(k, v);
-    const res = await fetch(url, { signal: AbortSignal.timeout(ctx.apiTimeoutMs ?? Math.max(1, s.timeout) * 1000) });
-    const body = (await res.text()).trim().slice(0, 1000);
-    return { body, outcome: res.ok ? 'ok' : 'invalid' };
+    const res = await requestGuarded('GET', url, undefined, {}, {
+      allowPrivate: ctx.allowPrivate ?? false,
+      timeoutMs: ctx.apiTimeoutMs ?? Math.max(1, s.timeout) * 1000,
+      keep: 1000,
+    });
+    return { body: res.body.trim(), outcome: res.status >= 200 && res.status < 300 ? 'ok' : 'invalid' };
   } catch (err) {
     return { body: '', outcome: (err as Error).name === 'TimeoutError' ? 'timeout' : 'invalid' };
   }

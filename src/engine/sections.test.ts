@@ -232,6 +232,21 @@ test(`API call (11): a GET with the call's variables whose answer picks the bran
   }
 });
 
+test(`API call (11): a loopback URL is refused unless WEBHOOK_ALLOW_PRIVATE (SSRF) (${dbLabel})`, async () => {
+  const api = await apiServer((_url, res) => res.end('1'));
+  try {
+    const next = section({ order: 2, type: 7, question: 'Next' });
+    const ask = section({ order: 1, type: 11, question: 'CRM', api_url: `${api.url}/crm`, timeout: 1 });
+    const s = await scenario(db, { allowPrivate: false, campaign: { survey_snapshot: flowOf([ask, next]) } });
+    await pass(s);
+    assert.equal(api.seen.length, 0, 'the loopback server was not called');
+    assert.deepEqual(s.driver.calls[0].log, ['play:Next', 'hangup:16']);
+    assert.deepEqual(await resultsOf(s.campaignId), [{ question: 'CRM', response: '', record_file: '' }]);
+  } finally {
+    await api.close();
+  }
+});
+
 test(`API call (11): a server slower than the section's timeout takes the timeout branch; an unreachable one falls through (${dbLabel})`, async () => {
   const slow = await apiServer(() => undefined); // never answers
   const gone = await apiServer(() => undefined);

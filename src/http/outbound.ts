@@ -90,12 +90,14 @@ export interface OutboundAnswer {
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
 /**
- * POSTs `body` to `url` with `headers`, through the guard; resolves with the status and the
- * first `keep` bytes of the answer, rejects on a refused address, a network error or `timeoutMs`.
+ * Sends one request to `url` through the guard (method GET without a body, or POST with `body`);
+ * resolves with the status and the first `keep` characters of the answer, rejects on a refused
+ * address, a network error or `timeoutMs` (an error named TimeoutError).
  */
-export function postGuarded(
-  url: string,
-  body: string,
+export function requestGuarded(
+  method: 'GET' | 'POST',
+  url: string | URL,
+  body: string | undefined,
   headers: Record<string, string>,
   { allowPrivate, timeoutMs, keep = 500 }: { allowPrivate: boolean; timeoutMs: number; keep?: number },
 ): Promise<OutboundAnswer> {
@@ -104,17 +106,13 @@ export function postGuarded(
   if (!allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
     return Promise.reject(Object.assign(new Error(`${host} is a private or local address`), { code: 'EPRIVATE' }));
   }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`${target.protocol} URLs are not called`));
   const transport = target.protocol === 'https:' ? https : http;
+  const sent = body === undefined ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
   return new Promise((resolve, reject) => {
     const request = transport.request(
       target,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-        lookup: guardedLookup(allowPrivate),
-        agent: target.protocol === 'https:' ? agents.https : agents.http,
-        timeout: timeoutMs,
-      },
+      { method, headers: sent, lookup: guardedLookup(allowPrivate), agent: target.protocol === 'https:' ? agents.https : agents.http, timeout: timeoutMs },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
@@ -125,8 +123,18 @@ export function postGuarded(
         response.on('error', reject);
       },
     );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    request.on('timeout', () => request.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { name: 'TimeoutError' })));
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/** POSTs JSON `body` to `url` through the guard (webhook deliveries). */
+export function postGuarded(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number; keep?: number },
+): Promise<OutboundAnswer> {
+  return requestGuarded('POST', url, body, headers, options);
 }

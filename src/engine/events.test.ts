@@ -32,16 +32,21 @@ test(`a campaign run to its end: call.completed per call, then campaign.ended (d
     await s.clock.advance(60_000);
   }
   const events = await eventsOf(s);
+  // Each call's two events come in its outcome's transaction; the end comes last.
   assert.deepEqual(
-    events.map((e) => e.type),
-    ['call.completed', 'call.completed', 'campaign.ended'],
+    events.map((e) => e.type).sort(),
+    ['call.completed', 'call.completed', 'campaign.ended', 'subscriber.final', 'subscriber.final'],
   );
+  assert.equal(events[4].type, 'campaign.ended');
+  const finals = events.filter((e) => e.type === 'subscriber.final');
+  assert.deepEqual(finals.map((e) => e.data.phone_number).sort(), ['+15550101', '+15550102']);
+  assert.ok(finals.every((e) => e.data.status === 5 && /\/rest-api\/subscriber-list\/\d+\/$/.test(String(e.data.subscriber))));
   const calls = events.filter((e) => e.type === 'call.completed');
   assert.deepEqual(calls.map((e) => e.data.phone_number).sort(), ['+15550101', '+15550102']);
   assert.match(String(calls[0].data.callrequest), /^http:\/\/localhost(:\d+)?\/rest-api\/callrequest\/\d+\/$/);
   assert.equal(calls[0].data.disposition, 'ANSWER');
-  assert.equal(events[2].data.why, 'done');
-  assert.equal(events[2].data.id, s.campaignId);
+  assert.equal(events[4].data.why, 'done');
+  assert.equal(events[4].data.id, s.campaignId);
 });
 
 test(`an expired campaign ends with why "expired" (${dbLabel})`, async () => {

@@ -12,13 +12,29 @@ import { idArray, json } from './sql.ts';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 
+/**
+ * subscriber.final events (issue 14) for the rows of `alias` (id, campaign_id, status, reason,
+ * duplicate_contact, user_id) that reached a final status.
+ */
+function finalEvents(alias: string) {
+  const a = sql.identifier(alias);
+  return sql`insert into events (type, user_id, campaign_id, data)
+    select 'subscriber.final', ${a}.user_id, ${a}.campaign_id, jsonb_build_object(
+      'subscriber', '/rest-api/subscriber-list/' || ${a}.id || '/', 'campaign', '/rest-api/campaigns/' || ${a}.campaign_id || '/',
+      'id', ${a}.id, 'phone_number', ${a}.duplicate_contact, 'status', ${a}.status, 'reason', ${a}.reason)
+    from ${a} where ${a}.status not in (${SubscriberStatus.Pending}, ${SubscriberStatus.InProcess}, ${SubscriberStatus.Pause})`;
+}
+
 /** Marks the subscribers `ids` on a DNC list (the owner's, the campaign's) NOT_AUTHORIZED (7); returns those hit. */
 export function markDoNotCall(tx: Db, ids: number[], userId: number, dncId: number | null): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     tx,
-    sql`update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-        where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, dncId)}
-        returning s.id`,
+    sql`with hit as (
+          update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
+          where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, dncId)}
+          returning s.id, s.campaign_id, s.status, s.reason, s.duplicate_contact, ${userId}::int as user_id
+        ), written as (${finalEvents('hit')})
+        select id from hit`,
   );
 }
 
@@ -42,9 +58,10 @@ export interface SettledSubscriber {
   cause_name: string;
 }
 
-/** The subscribers after their calls: answered → SENT/COMPLETED; else PENDING (retry) or FAIL. */
+/** The subscribers after their calls: answered → SENT/COMPLETED; else PENDING (retry) or FAIL; a subscriber.final event for each final one. */
 export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Promise<void> {
   await tx.execute(sql`
+    with settled as (
     update subscribers s set updated_date = now(),
       status = case when v.answered then v.done
                     when c.status = ${CampaignStatus.Abort} then ${SubscriberStatus.Abort}::int
@@ -54,7 +71,9 @@ export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Prom
       reason = case when v.answered then '' when s.count_attempt < 1 + c.maxretry then v.cause_name
                     else 'no attempt left (last: ' || v.cause_name || ')' end
     from jsonb_to_recordset(${json(rows)}) as v(id bigint, answered boolean, done int, ended timestamptz, cause_name text), campaigns c
-    where c.id = s.campaign_id and s.id = v.id and s.status = ${SubscriberStatus.InProcess}`);
+    where c.id = s.campaign_id and s.id = v.id and s.status = ${SubscriberStatus.InProcess}
+    returning s.id, s.campaign_id, s.status, s.reason, s.duplicate_contact, c.user_id
+    ) ${finalEvents('settled')}`);
 }
 
 /** ABORT: the pending subscribers of aborted campaigns; returns those changed. */

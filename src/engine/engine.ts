@@ -17,6 +17,7 @@ import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
 import { SmsEngine } from './sms/engine.ts';
 import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/campaigns.ts';
+import { voiceKind as voiceCampaigns } from '../campaign/kinds.ts';
 import { forgetEngine } from './store/heartbeats.ts';
 import { abortPendingSubscribers } from './store/subscribers.ts';
 
@@ -111,7 +112,7 @@ export class Engine {
     const aborted = await this.applyAbort();
     let started = 0;
     this.more = false;
-    const live = await startCampaignIds(db);
+    const live = await startCampaignIds(db, voiceCampaigns);
     for (const { id } of live) {
       if (this.stopping) break;
       const room = this.maxInFlight - this.inFlight.size;
@@ -142,7 +143,7 @@ export class Engine {
 
   /** END: campaigns past their expiration, and end_when_done ones with every subscriber final. */
   private async endCampaigns(): Promise<number> {
-    const rows = await endDueCampaigns(this.ctx.db, this.ctx.clock.now().toISOString());
+    const rows = await endDueCampaigns(this.ctx.db, voiceCampaigns, this.ctx.clock.now().toISOString());
     await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }

@@ -12,7 +12,8 @@ import type { EngineContext } from '../context.ts';
 import { smsSpool, spoolNewContacts } from '../../campaign/spool.ts';
 import { CampaignReport, smsKind } from '../report.ts';
 import { type DeadEngines, recoverSmsOrphans } from '../recover.ts';
-import { endDueSmsCampaigns, startSmsCampaignIds } from '../store/sms-campaigns.ts';
+import { smsKind as smsCampaigns } from '../../campaign/kinds.ts';
+import { endDueCampaigns, startCampaignIds } from '../store/campaigns.ts';
 import { abortPendingSmsSubscribers } from '../store/sms-subscribers.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './claim.ts';
 import { recordResults, type SendResult } from './record.ts';
@@ -60,7 +61,7 @@ export class SmsEngine {
     await spoolNewContacts(db, { target: smsSpool, timeZone: this.ctx.config.timeZone });
     await this.endCampaigns();
     await this.applyAbort();
-    const live = await startSmsCampaignIds(db);
+    const live = await startCampaignIds(db, smsCampaigns);
     let claimed = 0;
     for (const { id } of live) {
       if (this.stopping()) break;
@@ -120,7 +121,7 @@ export class SmsEngine {
 
   /** END: SMS campaigns past their expiration, and end_when_done ones with every subscriber final. */
   private async endCampaigns(): Promise<number> {
-    const rows = await endDueSmsCampaigns(this.ctx.db, this.ctx.clock.now().toISOString());
+    const rows = await endDueCampaigns(this.ctx.db, smsCampaigns, this.ctx.clock.now().toISOString());
     await this.report.ended(rows.map((r) => r.id));
     return rows.length;
   }

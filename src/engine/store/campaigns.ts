@@ -8,7 +8,7 @@ import { appendEvents, campaignEventDataSql, EventType } from '../../campaign/ev
 import type { CampaignKind } from '../../campaign/kinds.ts';
 import { campaignEvent } from '../../campaign/lifecycle.ts';
 import { type Db, queryRows } from '../../db/database.ts';
-import { CampaignStatus, SubscriberStatus, campaigns } from '../../db/schema.ts';
+import { CampaignStatus, campaigns } from '../../db/schema.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 
@@ -25,26 +25,30 @@ export async function lockStartCampaign(tx: Db, id: number): Promise<CampaignRow
   return c;
 }
 
-/** The ids of the START campaigns, in id order. */
-export function startCampaignIds(db: Db): Promise<{ id: number }[]> {
-  return queryRows<{ id: number }>(db, sql`select id from campaigns where status = ${CampaignStatus.Start} order by id`);
+/** The ids of the START campaigns of the kind, in id order. */
+export function startCampaignIds(db: Db, kind: CampaignKind): Promise<{ id: number }[]> {
+  return queryRows<{ id: number }>(db, sql`select id from ${kind.tables.campaigns} where status = ${CampaignStatus.Start} order by id`);
 }
 
-/** END: campaigns past their expiration, and end_when_done ones with every subscriber final; returns their ids. */
-export function endDueCampaigns(db: Db, now: string): Promise<{ id: number }[]> {
+/**
+ * END: the kind's campaigns past their expiration, and end_when_done ones with every subscriber
+ * final, each with its campaign.ended event (why: expired or done); returns their ids.
+ */
+export function endDueCampaigns(db: Db, kind: CampaignKind, now: string): Promise<{ id: number }[]> {
+  const t = kind.tables;
+  const S = kind.subscriberStatuses;
   return queryRows<{ id: number }>(
     db,
     sql`with ended as (
-          update campaigns c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
+          update ${t.campaigns} c set status = ${CampaignStatus.End}, ended_date = ${now}::timestamptz, updated_date = now(),
             engine_state = case when c.expirationdate < ${now}::timestamptz then 'finished (expired)' else 'finished (every subscriber done)' end
           where c.status = ${CampaignStatus.Start} and (c.expirationdate < ${now}::timestamptz or (c.end_when_done and not exists (
-            select 1 from subscribers s where s.campaign_id = c.id
-              and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}, ${SubscriberStatus.InProcess}))))
+            select 1 from ${t.subscribers} s where s.${t.campaignColumn} = c.id and s.status in (${S.pending}, ${S.pause}, ${S.in_process}))))
           returning c.id, c.user_id, c.name, c.status, c.expirationdate < ${now}::timestamptz as expired
         ), written as (
           insert into events (type, user_id, campaign_id, data)
           select 'campaign.ended', e.user_id, e.id,
-            ${campaignEventDataSql('campaigns', 'voice', 'e', sql`, 'why', case when e.expired then 'expired' else 'done' end`)}
+            ${campaignEventDataSql(kind.resource, kind.name, 'e', sql`, 'why', case when e.expired then 'expired' else 'done' end`)}
           from ended e
         )
         select id from ended`,

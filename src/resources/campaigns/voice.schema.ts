@@ -6,6 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import { eq } from 'drizzle-orm';
 import {
+  AmdBehavior,
+  DialMethod,
   audioFiles,
   calleridGroups,
   CampaignStatus,
@@ -37,7 +39,7 @@ export function campaignFields(timeZone: string) {
     frequency: count(1),
     max_aleg: count(0),
     max_xfer: count(0),
-    dial_method: choice([1, 2, 3]),
+    dial_method: choice(Object.values(DialMethod)),
     agent_dial_rate: decimal({ places: 2, maxDigits: 6, min: 0 }),
     callmaxduration: count(1),
     maxretry: integer({ min: 0, max: 100 }),
@@ -48,7 +50,7 @@ export function campaignFields(timeZone: string) {
     object_id: link(['survey-template', 'survey_template'], ownedRow(surveyTemplates), { required: true }),
     extra_data: text(),
     voicemail: boolean(),
-    amd_behavior: choice([1, 2, 3]),
+    amd_behavior: choice(Object.values(AmdBehavior)),
     voicemail_audiofile: link(['audio-files'], ownedRow(audioFiles), { nullable: true }),
     dnc: link(['dnc', 'dnc-list'], ownedRow(dncLists), { nullable: true }),
     callerid_group: link(['callerid_group', 'callerid-group'], ownedRow(calleridGroups), { nullable: true }),

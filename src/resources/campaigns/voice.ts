@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { CampaignStatus } from '../../db/schema.ts';
+import { CampaignStatus, LegType } from '../../db/schema.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
 import { decimalString } from '../../http/present.ts';
 import type { CampaignResource } from './resource-kind.ts';
@@ -24,7 +24,7 @@ async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Re
   for (const r of calls) Object.assign(out.get(Number(r.campaign_id)) ?? {}, { calls_placed: Number(r.n) });
   const cdrRows = await queryRows<{ campaign_id: number; answered: number; cost: string }>(
     db,
-    sql`select campaign_id, count(*) filter (where leg_type = 1 and disposition = 'ANSWER')::int as answered,
+    sql`select campaign_id, count(*) filter (where leg_type = ${LegType.A} and disposition = 'ANSWER')::int as answered,
           coalesce(sum(call_cost), 0)::text as cost
         from cdrs where campaign_id in (${ids}) group by 1`,
   );

@@ -55,6 +55,20 @@ export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', ki
     'name', ${a}.name, 'status', ${a}.status ${extra})`;
 }
 
+/**
+ * sms.sent / sms.delivered / sms.failed events for the messages of `alias` (a CTE returning
+ * id, user_id, sms_campaign_id, recipient_number, status, error), one statement with the change.
+ */
+export function smsMessageEventsSql(alias: string): SQL {
+  const a = sql.identifier(alias);
+  return sql`insert into events (type, user_id, campaign_id, data)
+    select 'sms.' || ${a}.status, ${a}.user_id, ${a}.sms_campaign_id, jsonb_build_object(
+      'message', '/rest-api/sms-message/' || ${a}.id || '/',
+      'campaign', case when ${a}.sms_campaign_id is null then null else '/rest-api/sms-campaigns/' || ${a}.sms_campaign_id || '/' end,
+      'id', ${a}.id, 'recipient_number', ${a}.recipient_number, 'status', ${a}.status, 'error', ${a}.error)
+    from ${a} where ${a}.status in ('sent', 'delivered', 'failed')`;
+}
+
 /** Writes events in one statement, in the caller's transaction. */
 export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return;

@@ -23,6 +23,7 @@
  * campaigns reaches that number again (both engines check the owner's global lists).
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { appendEvents, EventType, smsMessageEventsSql } from './events.ts';
 import { type Db, queryRows } from '../db/database.ts';
 import { normalizePhone, phoneDigits } from '../http/phone.ts';
 import type { DeliveryReport, InboundMessage, SmsEvents } from '../drivers/sms/driver.ts';
@@ -91,12 +92,17 @@ async function applyReports(db: Db, batch: QueuedReport[]): Promise<Set<string>>
     sql`select * from jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)`;
   const byId = rows.filter((r) => r.mid !== null);
   const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
-  if (byId.length) await db.execute(sql`with r as (${reports(byId)}) ${updateMessages(sql`m.id = r.mid`)}`);
+  const changed = sql`returning m.id, m.user_id, m.sms_campaign_id, m.recipient_number, m.status, m.error`;
+  if (byId.length) {
+    await db.execute(sql`with r as (${reports(byId)}), applied as (${updateMessages(sql`m.id = r.mid`)} ${changed})
+      ${smsMessageEventsSql('applied')}`);
+  }
   if (!byGatewayId.length) return new Set();
   // The final select sees the table as it was before the update: a report that found no row there found none.
   const unmatched = await queryRows<{ g: number; gid: string }>(
     db,
-    sql`with r as (${reports(byGatewayId)}), applied as (${updateMessages(sql`m.gateway_message_id = r.gid`)} returning m.id)
+    sql`with r as (${reports(byGatewayId)}), applied as (${updateMessages(sql`m.gateway_message_id = r.gid`)} ${changed}),
+      written as (${smsMessageEventsSql('applied')})
       select r.g, r.gid from r where not exists (select 1 from sms_messages m where m.sms_gateway_id = r.g and m.gateway_message_id = r.gid)`,
   );
   return new Set(unmatched.map((u) => gatewayKey(Number(u.g), u.gid)));
@@ -236,6 +242,9 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
     const list = await optOutList(tx, owner.user_id);
     await tx.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
       select ${list}, ${from} where not exists (select 1 from dnc_contacts where dnc_id = ${list} and digits = ${digits})`);
+    await appendEvents(tx, [
+      { type: EventType.SmsOptOut, userId: owner.user_id, data: { phone_number: from, word, dnc_list: `/rest-api/dnc-list/${list}/` } },
+    ]);
     log.info(`SMS opt-out (${word}) from ${from}: added to DNC list ${list} of user ${owner.user_id}`);
   });
 }

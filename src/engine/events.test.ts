@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import { buildApp } from '../app.ts';
 import { call, dbLabel, testConfig, testDatabase } from '../../test/helpers.ts';
 import { pass, scenario } from './engine.fixtures.ts';
+import { smsPass, smsScenario } from './sms/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -67,4 +68,29 @@ test(`waiting outside hours is one campaign.waiting, not one per pass (${dbLabel
   const waiting = (await eventsOf(s)).filter((e) => e.type === 'campaign.waiting');
   assert.equal(waiting.length, 1);
   assert.equal(waiting[0].data.why, 'outside hours');
+});
+
+test(`an SMS campaign: sms.sent for each message, then sms.delivered or sms.failed from the reports (${dbLabel})`, async () => {
+  const s = await smsScenario(db, { numbers: ['+15550201', '+15550202'], gateway: { settings: { delivery_rate: 1, failure_rate: 0 } } });
+  await smsPass(s);
+  const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
+  assert.equal(res.statusCode, 200, res.body);
+  const events: Event[] = res.data.results;
+  assert.deepEqual(
+    events.map((e) => e.type).sort(),
+    ['sms.delivered', 'sms.delivered', 'sms.sent', 'sms.sent'],
+  );
+  assert.deepEqual([...new Set(events.map((e) => e.data.recipient_number))].sort(), ['+15550201', '+15550202']);
+  assert.ok(events.every((e) => /\/rest-api\/sms-message\/\d+\/$/.test(String(e.data.message))));
+});
+
+test(`a STOP reply is an sms.opt_out event of the number's owner (${dbLabel})`, async () => {
+  const s = await smsScenario(db, { numbers: ['+15558101'] });
+  await smsPass(s);
+  await s.events.inbound(s.gatewayId, { from: '15558101', to: '5550100', text: 'STOP', at: s.clock.now() });
+  const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&types=sms.opt_out`);
+  const mine = (res.data.results as Event[]).filter((e) => String(e.data.phone_number).endsWith('15558101'));
+  assert.equal(mine.length, 1, res.body);
+  assert.equal(mine[0].data.word, 'STOP');
+  assert.match(String(mine[0].data.dnc_list), /\/rest-api\/dnc-list\/\d+\/$/);
 });

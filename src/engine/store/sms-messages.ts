@@ -5,6 +5,7 @@
  * engines left (recover.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { smsMessageEventsSql } from '../../campaign/events.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
 
@@ -79,7 +80,9 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
             error = case when r.ok or m.status <> 'unsent' then m.error else left(r.error, 200) end,
             engine_id = '', updated_date = now()
           from r where m.id = r.id and m.engine_id <> ''
-          returning m.id, m.user_id, m.sms_campaign_id, m.sms_subscriber_id, m.cost, m.send_date is not null as sent, r.retry, m.error
+          returning m.id, m.user_id, m.sms_campaign_id, m.sms_subscriber_id, m.cost, m.send_date is not null as sent, r.retry, m.error,
+            m.recipient_number, m.status
+        ), written as (${smsMessageEventsSql('m')}
         ), bill as (
           update users u set balance = u.balance - t.total
           from (select user_id, sum(cost) as total from m where sent group by user_id) t

@@ -19,6 +19,8 @@ export interface ImportTarget {
   /** The table rows are copied into, and its parent key (the phonebook or the DNC list). */
   table: 'contacts' | 'dnc_contacts';
   parentColumn: 'phonebook_id' | 'dnc_id';
+  /** The parent's table and REST resource (the import.finished event names it). */
+  parent: { table: 'phonebooks' | 'dnc_lists'; resource: 'phonebook' | 'dnc-list' };
   /** The columns a RowReader yields, after the parent key. */
   columns: readonly string[];
   /** Reads the first record; a string says why the file is not one we import (contract: 400). */
@@ -81,6 +83,7 @@ function contactReader(names: string[]): RowReader {
 export const contactTarget: ImportTarget = {
   table: 'contacts',
   parentColumn: 'phonebook_id',
+  parent: { table: 'phonebooks', resource: 'phonebook' },
   columns: ['contact', 'full_name', 'additional_vars', 'status'],
   readHeader(first) {
     const names = headerNames(first);
@@ -101,6 +104,7 @@ function dncReader(column: number): RowReader {
 export const dncTarget: ImportTarget = {
   table: 'dnc_contacts',
   parentColumn: 'dnc_id',
+  parent: { table: 'dnc_lists', resource: 'dnc-list' },
   columns: ['phone_number'],
   readHeader(first) {
     const names = headerNames(first);

@@ -88,13 +88,27 @@ export async function importCsv(
     await options.rest?.();
     if (options.truncated?.()) throw new ImportFileError('The file is larger than the import limit.', 'too-large');
     const imported = staged && writer ? await insertStaged(session, target, parentId) : tally.valid;
-    return {
+    const summary = {
       imported,
       duplicates_skipped: tally.valid - imported,
       rejected_count: tally.rejected_count,
       rejected: tally.rejected,
     };
+    await finishedEvent(session, target, parentId, summary);
+    return summary;
   });
+}
+
+/** import.finished (issue 14), in the import's transaction: where to, and the counts. */
+async function finishedEvent(session: CopySession, target: ImportTarget, parentId: number, summary: ImportSummary): Promise<void> {
+  const { table, resource } = target.parent;
+  await session.query(
+    `insert into events (type, user_id, data)
+     select 'import.finished', p.user_id, jsonb_build_object($2::text, $3::text || p.id || '/', 'imported', $4::int,
+       'duplicates_skipped', $5::int, 'rejected_count', $6::int)
+     from ${table} p where p.id = $1::integer`,
+    [parentId, resource.replace('-', '_'), `/rest-api/${resource}/`, summary.imported, summary.duplicates_skipped, summary.rejected_count],
+  );
 }
 
 /** Moves staged rows into the table: the first of each number in the file, unless already there. */

@@ -16,6 +16,18 @@ const bob = await makeUser(db);
 const importUrl = (id: number) => `/rest-api/phonebook/${id}/import/`;
 
 describe(`bulk import and export (${dbLabel})`, () => {
+  test('a finished import is an import.finished event of the list owner, with its counts', async () => {
+    const pb = await makePhonebook(db, alice.id);
+    const res = await upload(t.app, alice.auth, importUrl(pb), 'contact\n+12035550111\nnope\n+12035550112\n');
+    assert.equal(res.statusCode, 201, res.body);
+    const events = await call(t.app, alice.auth, 'GET', '/rest-api/events/?format=json&after=0&types=import.finished');
+    const mine = events.data.results.filter((e: { data: { phonebook: string } }) => e.data.phonebook.endsWith(`/rest-api/phonebook/${pb}/`));
+    assert.equal(mine.length, 1, events.body);
+    assert.deepEqual({ ...mine[0].data, phonebook: undefined }, { phonebook: undefined, imported: 2, duplicates_skipped: 0, rejected_count: 1 });
+    const bobs = await call(t.app, bob.auth, 'GET', '/rest-api/events/?format=json&after=0&types=import.finished');
+    assert.equal(bobs.data.results.filter((e: { data: { phonebook?: string } }) => e.data.phonebook?.endsWith(`/phonebook/${pb}/`)).length, 0);
+  });
+
   test('an import with bad rows in the middle imports the rest and reports each bad row by its line', async () => {
     const pb = await makePhonebook(db, alice.id);
     const csv = [

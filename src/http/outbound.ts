@@ -62,7 +62,8 @@ export async function outboundUrlProblem(raw: string, allowPrivate: boolean): Pr
   try {
     const addresses = net.isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true });
     const bad = addresses.find((a) => isPrivateAddress(a.address));
-    return bad ? `The URL is not allowed: ${refusal(host, bad.address)}.` : undefined;
+    if (!bad) return undefined;
+    return `The URL is not allowed: ${net.isIP(host) ? `${host} is a private or local address` : refusal(host, bad.address)}.`;
   } catch {
     return `The URL's host ${host} does not resolve.`;
   }

@@ -59,6 +59,7 @@ const creates: Array<{ path: string; auth: string; body: () => Record<string, un
   { path: '/rest-api/accounts/', auth: admin.auth, body: () => ({ username: unique('u'), password: 'pw-123456', first_name: 'F' }), field: 'first_name' },
   { path: '/rest-api/tokens/', auth: alice.auth, body: () => ({ user: String(alice.id) }), field: 'user' },
   { path: '/rest-api/sms-campaigns/', auth: alice.auth, body: () => ({ name: unique('s'), sms_gateway: smsGateway.url, text_message: 'hi' }), field: 'text_message' },
+  { path: '/rest-api/webhook/', auth: alice.auth, body: () => ({ url: 'http://127.0.0.1:9/hook', description: 'd' }), field: 'description' },
 ];
 
 /** A multipart body from parts in order: text fields, and files as {filename, content}. */

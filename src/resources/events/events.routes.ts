@@ -185,4 +185,5 @@ function nextUrl(request: FastifyRequest, after: string): string {
   return `${baseUrl(request)}${API_PREFIX}/events/?${url.searchParams.toString()}`;
 }
 
-export const eventsResource: Resource = { name: 'events', routes };
+// Not in the API root: a stream, not a paged list (the root lists resources whose lists page).
+export const eventsResource: Resource = { name: 'events', listed: false, routes };

@@ -8,7 +8,7 @@ import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
 import { findGateway } from './gateway.kind.ts';
 import { maskSecrets, restoreSecrets } from '../gateways/gateways.secrets.ts';
 
-const { t, db, admin, alice, makeGateway } = await gatewayTestApp('gateway', 'gw');
+const { t, db, admin, alice, postGateway } = await gatewayTestApp('gateway', 'gw');
 
 /** A campaign of alice's in `status` dialing through `gatewayId` (written directly). */
 async function makeAliceCampaign(gatewayId: number, status: number) {
@@ -36,7 +36,7 @@ describe(`gateway (${dbLabel})`, () => {
     const missing = await call(t.app, admin.auth, 'POST', '/rest-api/gateway/', { maximum_call: 0 });
     assert.equal(missing.statusCode, 400, missing.body);
     assert.deepEqual(missing.data, { name: ['This field is required.'], maximum_call: ['Ensure this value is greater than or equal to 1.'] });
-    const gw = await makeGateway();
+    const gw = await postGateway();
     const duplicate = await call(t.app, admin.auth, 'POST', '/rest-api/gateway/', { name: gw.data.name });
     assert.equal(duplicate.statusCode, 400, duplicate.body);
     assert.deepEqual(duplicate.data, { name: ['gateway with this name already exists.'] });
@@ -57,7 +57,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('secrets in settings are stored but never returned, at any depth', async () => {
-    const gw = await makeGateway(freeswitch);
+    const gw = await postGateway(freeswitch);
     assert.deepEqual(gw.data.settings, { host: '10.0.0.5', port: 8021, password: '********' });
     const read = await call(t.app, admin.auth, 'GET', `/rest-api/gateway/${gw.id}/`);
     assert.ok(!read.body.includes('ClueCon'), read.body);
@@ -68,7 +68,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('sending a masked secret back keeps the stored one; a new value replaces it', async () => {
-    const gw = await makeGateway(freeswitch);
+    const gw = await postGateway(freeswitch);
     const same = await call(t.app, admin.auth, 'PUT', `/rest-api/gateway/${gw.id}/`, { settings: gw.data.settings });
     assert.equal(same.statusCode, 202, same.body);
     assert.equal(((await findGateway(db, gw.id))?.settings as { password?: string }).password, 'ClueCon');
@@ -78,7 +78,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('PATCH and PUT answer 202 with an empty body and change only the fields given', async () => {
-    const gw = await makeGateway({ settings: { answer_rate: 0.5 } });
+    const gw = await postGateway({ settings: { answer_rate: 0.5 } });
     const patch = await call(t.app, admin.auth, 'PATCH', `/rest-api/gateway/${gw.id}/`, { status: 0, maximum_call: null });
     assert.equal(patch.statusCode, 202, patch.body);
     assert.equal(patch.body, '');
@@ -90,7 +90,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('changing the driver checks the settings it will run with', async () => {
-    const gw = await makeGateway({ settings: { answer_rate: 0.5 } });
+    const gw = await postGateway({ settings: { answer_rate: 0.5 } });
     const res = await call(t.app, admin.auth, 'PATCH', `/rest-api/gateway/${gw.id}/`, { driver: 'freeswitch' });
     assert.equal(res.statusCode, 400, res.body);
     assert.deepEqual(res.data, { settings: ['answer_rate: is not a setting of the freeswitch driver.'] });
@@ -98,7 +98,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('a non-admin gets 403 on every write and changes nothing', async () => {
-    const gw = await makeGateway();
+    const gw = await postGateway();
     for (const [method, url] of [
       ['POST', '/rest-api/gateway/'],
       ['PATCH', `/rest-api/gateway/${gw.id}/`],
@@ -113,7 +113,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('a non-admin reads only the id, url and name of every gateway', async () => {
-    const gw = await makeGateway({ ...freeswitch, status: 0 });
+    const gw = await postGateway({ ...freeswitch, status: 0 });
     const detail = await call(t.app, alice.auth, 'GET', `/rest-api/gateway/${gw.id}`);
     assert.equal(detail.statusCode, 200, detail.body);
     assert.deepEqual(detail.data, { id: gw.id, url: gw.url, name: gw.data.name });
@@ -125,16 +125,16 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('DELETE answers 204; 409 while a running campaign uses the gateway, or any campaign names it', async () => {
-    const free = await makeGateway();
+    const free = await postGateway();
     const res = await call(t.app, admin.auth, 'DELETE', `/rest-api/gateway/${free.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await findGateway(db, free.id), undefined);
-    const busy = await makeGateway();
+    const busy = await postGateway();
     await makeAliceCampaign(busy.id, CampaignStatus.Start);
     const running = await call(t.app, admin.auth, 'DELETE', `/rest-api/gateway/${busy.id}/`);
     assert.equal(running.statusCode, 409, running.body);
     assert.match(running.data.detail, /running campaign/);
-    const named = await makeGateway();
+    const named = await postGateway();
     await makeAliceCampaign(named.id, CampaignStatus.End);
     const ended = await call(t.app, admin.auth, 'DELETE', `/rest-api/gateway/${named.id}/`);
     assert.equal(ended.statusCode, 409, ended.body);
@@ -142,7 +142,7 @@ describe(`gateway (${dbLabel})`, () => {
   });
 
   test('every route answers 401 without credentials', async () => {
-    const gw = await makeGateway();
+    const gw = await postGateway();
     for (const [method, url] of [
       ['GET', '/rest-api/gateway/'],
       ['POST', '/rest-api/gateway/'],

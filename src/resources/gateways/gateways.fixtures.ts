@@ -15,20 +15,20 @@ import { makeUser, unique } from '../../../test/factories.ts';
 import { call, freshPostgresDatabase, idOf, onPostgres, testApp } from '../../../test/helpers.ts';
 import { withoutUsingLine } from '../../../test/cli-process.ts';
 
-/** A test API with an admin and a user (alice); `makeGateway` has the admin POST one of the kind. */
+/** A test API with an admin and a user (alice); `postGateway` has the admin POST one of the kind. */
 export async function gatewayTestApp(kind: string, namePrefix: string) {
   const t = await testApp();
   const { db } = t.database;
   const admin = await makeUser(db, { admin: true });
   const alice = await makeUser(db);
 
-  async function makeGateway(body: Record<string, unknown> = {}) {
+  async function postGateway(body: Record<string, unknown> = {}) {
     const res = await call(t.app, admin.auth, 'POST', `/rest-api/${kind}/`, { name: unique(namePrefix), ...body });
     assert.equal(res.statusCode, 201, res.body);
     return { id: idOf(res.data.url), url: res.data.url as string, data: res.data };
   }
 
-  return { t, db, admin, alice, makeGateway };
+  return { t, db, admin, alice, postGateway };
 }
 
 export interface GatewayCli<Row> {

@@ -7,7 +7,7 @@ import { call, dbLabel } from '../../../test/helpers.ts';
 import { gatewayTestApp } from '../gateways/gateways.fixtures.ts';
 import { findSmsGateway } from './sms-gateway.kind.ts';
 
-const { t, db, admin, alice, makeGateway } = await gatewayTestApp('sms-gateway', 'sgw');
+const { t, db, admin, alice, postGateway } = await gatewayTestApp('sms-gateway', 'sgw');
 
 /** An SMS campaign of alice's in `status` sending through `gatewayId` (written directly). */
 async function makeAliceSmsCampaign(gatewayId: number, status: number) {
@@ -41,12 +41,12 @@ describe(`sms-gateway (${dbLabel})`, () => {
       report_url: `http://localhost:80/rest-api/sms-gateway/${res.data.id}/report/${secret}/`,
       inbound_url: `http://localhost:80/rest-api/sms-gateway/${res.data.id}/inbound/${secret}/`,
     });
-    const other = await makeGateway();
+    const other = await postGateway();
     assert.notEqual((await findSmsGateway(db, other.id))?.callback_secret, secret);
   });
 
   test("a kannel gateway's callback URLs are under its callback_base_url", async () => {
-    const gw = await makeGateway(kannel);
+    const gw = await postGateway(kannel);
     const secret = (await findSmsGateway(db, gw.id))?.callback_secret;
     assert.equal(gw.data.report_url, `http://10.1.2.3:8000/rest-api/sms-gateway/${gw.id}/report/${secret}/`);
     assert.equal(gw.data.inbound_url, `http://10.1.2.3:8000/rest-api/sms-gateway/${gw.id}/inbound/${secret}/`);
@@ -58,7 +58,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
     const missing = await call(t.app, admin.auth, 'POST', '/rest-api/sms-gateway/', { status: 5 });
     assert.equal(missing.statusCode, 400, missing.body);
     assert.deepEqual(Object.keys(missing.data).sort(), ['name', 'status']);
-    const gw = await makeGateway();
+    const gw = await postGateway();
     const duplicate = await call(t.app, admin.auth, 'POST', '/rest-api/sms-gateway/', { name: gw.data.name });
     assert.deepEqual(duplicate.data, { name: ['sms gateway with this name already exists.'] });
     const driver = await call(t.app, admin.auth, 'POST', '/rest-api/sms-gateway/', { name: unique('sgw'), driver: 'pigeon' });
@@ -104,7 +104,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('secrets are stored but never returned; sending a masked one back keeps it, a new value replaces it', async () => {
-    const gw = await makeGateway(kannel);
+    const gw = await postGateway(kannel);
     const read = await call(t.app, admin.auth, 'GET', `/rest-api/sms-gateway/${gw.id}/`);
     assert.ok(!read.body.includes('Kannel-Pass-1'), read.body);
     const list = await call(t.app, admin.auth, 'GET', '/rest-api/sms-gateway/?page_size=1000');
@@ -117,7 +117,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('PATCH and PUT answer 202 with an empty body, change only the fields given, and check a new driver', async () => {
-    const gw = await makeGateway({ settings: { seed: 4 } });
+    const gw = await postGateway({ settings: { seed: 4 } });
     const patch = await call(t.app, admin.auth, 'PATCH', `/rest-api/sms-gateway/${gw.id}/`, { status: 0 });
     assert.equal(patch.statusCode, 202, patch.body);
     assert.equal(patch.body, '');
@@ -134,7 +134,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('a non-admin gets 403 on every write and changes nothing', async () => {
-    const gw = await makeGateway();
+    const gw = await postGateway();
     for (const [method, url] of [
       ['POST', '/rest-api/sms-gateway/'],
       ['PATCH', `/rest-api/sms-gateway/${gw.id}/`],
@@ -149,7 +149,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('a non-admin reads only the id, url and name: no settings, no secret, no callback URLs', async () => {
-    const gw = await makeGateway({ ...kannel, status: 0 });
+    const gw = await postGateway({ ...kannel, status: 0 });
     const detail = await call(t.app, alice.auth, 'GET', `/rest-api/sms-gateway/${gw.id}`);
     assert.equal(detail.statusCode, 200, detail.body);
     assert.deepEqual(detail.data, { id: gw.id, url: gw.url, name: gw.data.name });
@@ -161,16 +161,16 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('DELETE answers 204; 409 while a START SMS campaign uses the gateway, or any SMS campaign names it', async () => {
-    const free = await makeGateway();
+    const free = await postGateway();
     const res = await call(t.app, admin.auth, 'DELETE', `/rest-api/sms-gateway/${free.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await findSmsGateway(db, free.id), undefined);
-    const busy = await makeGateway();
+    const busy = await postGateway();
     await makeAliceSmsCampaign(busy.id, CampaignStatus.Start);
     const running = await call(t.app, admin.auth, 'DELETE', `/rest-api/sms-gateway/${busy.id}/`);
     assert.equal(running.statusCode, 409, running.body);
     assert.match(running.data.detail, /running SMS campaign/);
-    const named = await makeGateway();
+    const named = await postGateway();
     await makeAliceSmsCampaign(named.id, CampaignStatus.End);
     const ended = await call(t.app, admin.auth, 'DELETE', `/rest-api/sms-gateway/${named.id}/`);
     assert.equal(ended.statusCode, 409, ended.body);
@@ -178,7 +178,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('every API route answers 401 without credentials; the API root lists sms-gateway but no callback', async () => {
-    const gw = await makeGateway();
+    const gw = await postGateway();
     for (const [method, url] of [
       ['GET', '/rest-api/sms-gateway/'],
       ['POST', '/rest-api/sms-gateway/'],
@@ -197,8 +197,8 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('callback routes need no credentials but the right secret: a wrong secret or gateway is 404', async () => {
-    const gw = await makeGateway();
-    const other = await makeGateway();
+    const gw = await postGateway();
+    const other = await postGateway();
     const secret = (await findSmsGateway(db, gw.id))?.callback_secret as string;
     for (const url of [
       `/rest-api/sms-gateway/${gw.id}/report/${secret.slice(0, -1)}x/?id=1&type=1`,
@@ -220,7 +220,7 @@ describe(`sms-gateway (${dbLabel})`, () => {
   });
 
   test('a delivery report with the right secret reaches the message; an inbound message is recorded', async () => {
-    const gw = await makeGateway();
+    const gw = await postGateway();
     const secret = (await findSmsGateway(db, gw.id))?.callback_secret as string;
     const campaign = await makeAliceSmsCampaign(gw.id, CampaignStatus.Start);
     const [message] = await db

@@ -14,10 +14,16 @@ import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
 import { call, dbLabel, eventually, testConfig, testDatabase } from './helpers.ts';
 
+// Registered before the database's own after hook (they run in order): the dispatcher and the
+// app, which LISTEN on the database, stop before it closes.
+const stops: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const stop of stops) await stop();
+});
 const database = await testDatabase();
 const config = testConfig({ webhookAllowPrivate: true });
 const app = await buildApp({ logger: false, database, config });
-after(() => app.close());
+stops.push(() => app.close());
 const { db } = database;
 const alice = await makeUser(db);
 const bob = await makeUser(db);
@@ -48,7 +54,7 @@ async function receiver(failFirst = 0) {
 
 const dispatcher = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console, retryBaseMs: 50 });
 await dispatcher.start();
-after(() => dispatcher.stop());
+stops.unshift(() => dispatcher.stop());
 
 async function webhook(owner: { auth: string }, url: string, events?: string[]) {
   const res = await call(app, owner.auth, 'POST', '/rest-api/webhook/', { url, ...(events ? { events } : {}) });

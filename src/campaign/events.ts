@@ -134,12 +134,28 @@ export async function readEvents(db: Db, after: EventCursor, filter: EventFilter
         order by txid, id
         limit ${limit}`,
   );
-  return rows.map((r) => ({
+  return rows.map(eventRowOf);
+}
+
+/** An event row as a query returns it (bigints as text, jsonb as text on some drivers), typed. */
+export function eventRowOf<T extends EventRow>(r: T): T {
+  return {
     ...r,
     id: Number(r.id),
     txid: Number(r.txid),
     data: typeof r.data === 'string' ? (JSON.parse(r.data) as Record<string, unknown>) : r.data,
-  }));
+  };
+}
+
+/** Where the log ends now (the newest event safe to read): a reader that wants only what comes next starts here. */
+export async function endOfLog(db: Db): Promise<EventCursor> {
+  const [row] = await queryRows<{ txid: string; id: string }>(
+    db,
+    sql`select txid, id from ${events}
+        where txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+        order by txid desc, id desc limit 1`,
+  );
+  return row ? { txid: Number(row.txid), id: Number(row.id) } : START;
 }
 
 const ID_PREFIX = 'evt_';

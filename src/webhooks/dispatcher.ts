@@ -17,7 +17,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, presentEvent, pruneEvents, readEvents, typeMatches } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventRowOf, presentEvent, pruneEvents, readEvents, typeMatches } from '../campaign/events.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 
@@ -197,7 +197,7 @@ export class WebhookDispatcher {
       id: Number(r.delivery_id),
       attempts: Number(r.attempts),
       due: r.due === true || (r.due as unknown) === 't',
-      event: { ...r, id: Number(r.id), txid: Number(r.txid), data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data },
+      event: eventRowOf(r),
     }));
   }
 

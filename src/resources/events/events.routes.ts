@@ -13,7 +13,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { invalid } from '../../http/errors.ts';
@@ -93,20 +93,10 @@ class StreamHub {
   }
 }
 
-/** Where the log ends now: a stream without a starting point begins here. */
-async function endOfLog(database: Database): Promise<EventCursor> {
-  let cursor = START;
-  for (;;) {
-    const rows = await readEvents(database.db, cursor, {}, 10_000);
-    if (rows.length === 0) return cursor;
-    cursor = rows[rows.length - 1];
-  }
-}
-
 async function stream(request: FastifyRequest, reply: FastifyReply, database: Database, hub: StreamHub): Promise<void> {
   const { filter, after } = readQuery(request);
   const base = baseUrl(request);
-  let cursor = after ?? (await endOfLog(database));
+  let cursor = after ?? (await endOfLog(database.db));
   reply.hijack();
   const out = reply.raw;
   out.writeHead(200, {

@@ -1,6 +1,7 @@
 /** The webhooks table and its deliveries, as the webhook resource reads and writes them. */
 import crypto from 'node:crypto';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import { endOfLog } from '../../campaign/events.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { DeliveryStatus, webhookDeliveries, webhooks } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
@@ -26,14 +27,13 @@ export function listWebhooks(db: Db, where: SQL | undefined, limit: number, offs
 }
 
 /**
- * A new webhook starts at the end of the log: it receives what happens from now on. Its cursor
- * is the newest event already written (readers never go past the running transactions anyway).
+ * A new webhook starts at the end of the log: it receives what happens from now on.
  */
 export async function insertWebhook(db: Db, values: typeof webhooks.$inferInsert): Promise<WebhookRow> {
-  const [end] = await queryRows<{ txid: string | null; id: string | null }>(db, sql`select txid, id from events order by txid desc, id desc limit 1`);
+  const end = await endOfLog(db);
   const [row] = await db
     .insert(webhooks)
-    .values({ ...values, cursor_txid: Number(end?.txid ?? 0), cursor_id: Number(end?.id ?? 0) })
+    .values({ ...values, cursor_txid: end.txid, cursor_id: end.id })
     .returning();
   return row;
 }

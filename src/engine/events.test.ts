@@ -7,8 +7,11 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { buildApp } from '../app.ts';
 import { call, dbLabel, testConfig, testDatabase } from '../../test/helpers.ts';
+import { eq } from 'drizzle-orm';
+import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus } from '../db/schema.ts';
+import type { SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
 import { pass, scenario } from './engine.fixtures.ts';
-import { smsPass, smsScenario } from './sms/sms.fixtures.ts';
+import { ScriptedSmsDriver, smsPass, smsScenario } from './sms/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -93,4 +96,50 @@ test(`a STOP reply is an sms.opt_out event of the number's owner (${dbLabel})`, 
   assert.equal(mine.length, 1, res.body);
   assert.equal(mine[0].data.word, 'STOP');
   assert.match(String(mine[0].data.dnc_list), /\/rest-api\/dnc-list\/\d+\/$/);
+});
+
+test(`an aborted campaign's pending subscribers each get subscriber.final (ABORT, why) (${dbLabel})`, async () => {
+  const s = await scenario(db, { numbers: ['+15550301', '+15550302', '+15550303'] });
+  await db.update(campaigns).set({ status: CampaignStatus.Abort }).where(eq(campaigns.id, s.campaignId));
+  await pass(s);
+  const finals = (await eventsOf(s)).filter((e) => e.type === 'subscriber.final');
+  assert.deepEqual(finals.map((e) => e.data.phone_number).sort(), ['+15550301', '+15550302', '+15550303']);
+  assert.ok(finals.every((e) => e.data.status === SubscriberStatus.Abort && e.data.reason === 'campaign aborted' && e.data.kind === 'voice'), JSON.stringify(finals));
+});
+
+test(`SMS subscribers get subscriber.final when sent, and when their campaign is aborted (${dbLabel})`, async () => {
+  const s = await smsScenario(db, { numbers: ['+15550401', '+15550402'], gateway: { settings: { delivery_rate: 1, failure_rate: 0 } } });
+  await smsPass(s);
+  const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=subscriber.final`);
+  const finals: Event[] = res.data.results;
+  assert.deepEqual(finals.map((e) => e.data.phone_number).sort(), ['+15550401', '+15550402'], res.body);
+  assert.ok(finals.every((e) => e.data.status === SmsSubscriberStatus.Complete && e.data.kind === 'sms'), res.body);
+  assert.ok(finals.every((e) => String(e.data.campaign).endsWith(`/rest-api/sms-campaigns/${s.campaignId}/`)), res.body);
+
+  const aborted = await smsScenario(db, { numbers: ['+15550403'], campaign: { status: CampaignStatus.Abort } });
+  await smsPass(aborted);
+  const res2 = await call(app, aborted.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${aborted.campaignId}&types=subscriber.final`);
+  assert.deepEqual(
+    (res2.data.results as Event[]).map((e) => [e.data.phone_number, e.data.status, e.data.reason]),
+    [['+15550403', SmsSubscriberStatus.Abort, 'campaign aborted']],
+  );
+});
+
+test(`a delivery report that comes before the send is recorded: one event per change, none twice (${dbLabel})`, async () => {
+  // The gateway reports delivery (by our message id, as Kannel's report URL carries it) while
+  // the engine still waits for the submit's answer: the report is written first.
+  let events: SmsEvents | undefined;
+  let gatewayId = 0;
+  class ReportsFirst extends ScriptedSmsDriver {
+    override async send(m: SmsSubmit): Promise<SubmitResult> {
+      await events?.report(gatewayId, { messageId: m.messageId, status: 'delivered', at: new Date('2026-01-05T09:00:01Z') });
+      return super.send(m);
+    }
+  }
+  const s = await smsScenario(db, { numbers: ['+15550501'], driver: new ReportsFirst() });
+  events = s.events;
+  gatewayId = s.gatewayId;
+  await smsPass(s);
+  const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
+  assert.deepEqual((res.data.results as Event[]).map((e) => e.type), ['sms.delivered'], res.body);
 });

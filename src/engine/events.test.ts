@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { buildApp } from '../app.ts';
-import { call, dbLabel, testConfig, testDatabase } from '../../test/helpers.ts';
+import { call, dbLabel, logCaughtUp, testConfig, testDatabase } from '../../test/helpers.ts';
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus } from '../db/schema.ts';
 import type { SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
@@ -24,6 +24,7 @@ interface Event {
 }
 
 async function eventsOf(s: { user: { auth: string }; campaignId: number }): Promise<Event[]> {
+  await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}`);
   assert.equal(res.statusCode, 200, res.body);
   return res.data.results;
@@ -76,6 +77,7 @@ test(`waiting outside hours is one campaign.waiting, not one per pass (${dbLabel
 test(`an SMS campaign: sms.sent for each message, then sms.delivered or sms.failed from the reports (${dbLabel})`, async () => {
   const s = await smsScenario(db, { numbers: ['+15550201', '+15550202'], gateway: { settings: { delivery_rate: 1, failure_rate: 0 } } });
   await smsPass(s);
+  await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
   assert.equal(res.statusCode, 200, res.body);
   const events: Event[] = res.data.results;
@@ -91,6 +93,7 @@ test(`a STOP reply is an sms.opt_out event of the number's owner (${dbLabel})`, 
   const s = await smsScenario(db, { numbers: ['+15558101'] });
   await smsPass(s);
   await s.events.inbound(s.gatewayId, { from: '15558101', to: '5550100', text: 'STOP', at: s.clock.now() });
+  await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&types=sms.opt_out`);
   const mine = (res.data.results as Event[]).filter((e) => String(e.data.phone_number).endsWith('15558101'));
   assert.equal(mine.length, 1, res.body);
@@ -110,6 +113,7 @@ test(`an aborted campaign's pending subscribers each get subscriber.final (ABORT
 test(`SMS subscribers get subscriber.final when sent, and when their campaign is aborted (${dbLabel})`, async () => {
   const s = await smsScenario(db, { numbers: ['+15550401', '+15550402'], gateway: { settings: { delivery_rate: 1, failure_rate: 0 } } });
   await smsPass(s);
+  await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=subscriber.final`);
   const finals: Event[] = res.data.results;
   assert.deepEqual(finals.map((e) => e.data.phone_number).sort(), ['+15550401', '+15550402'], res.body);
@@ -118,6 +122,7 @@ test(`SMS subscribers get subscriber.final when sent, and when their campaign is
 
   const aborted = await smsScenario(db, { numbers: ['+15550403'], campaign: { status: CampaignStatus.Abort } });
   await smsPass(aborted);
+  await logCaughtUp(database);
   const res2 = await call(app, aborted.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${aborted.campaignId}&types=subscriber.final`);
   assert.deepEqual(
     (res2.data.results as Event[]).map((e) => [e.data.phone_number, e.data.status, e.data.reason]),
@@ -128,18 +133,18 @@ test(`SMS subscribers get subscriber.final when sent, and when their campaign is
 test(`a delivery report that comes before the send is recorded: one event per change, none twice (${dbLabel})`, async () => {
   // The gateway reports delivery (by our message id, as Kannel's report URL carries it) while
   // the engine still waits for the submit's answer: the report is written first.
-  let events: SmsEvents | undefined;
-  let gatewayId = 0;
   class ReportsFirst extends ScriptedSmsDriver {
+    to?: { events: SmsEvents; gatewayId: number };
     override async send(m: SmsSubmit): Promise<SubmitResult> {
-      await events?.report(gatewayId, { messageId: m.messageId, status: 'delivered', at: new Date('2026-01-05T09:00:01Z') });
+      await this.to?.events.report(this.to.gatewayId, { messageId: m.messageId, status: 'delivered', at: new Date('2026-01-05T09:00:01Z') });
       return super.send(m);
     }
   }
-  const s = await smsScenario(db, { numbers: ['+15550501'], driver: new ReportsFirst() });
-  events = s.events;
-  gatewayId = s.gatewayId;
+  const driver = new ReportsFirst();
+  const s = await smsScenario(db, { numbers: ['+15550501'], driver });
+  driver.to = s;
   await smsPass(s);
+  await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
   assert.deepEqual((res.data.results as Event[]).map((e) => e.type), ['sms.delivered'], res.body);
 });

@@ -68,7 +68,7 @@ export function insertEventsSql(select: SQL): SQL {
  */
 export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', kind: 'voice' | 'sms', alias: string, extra: SQL = sql``): SQL {
   const a = sql.identifier(alias);
-  return sql`jsonb_build_object('campaign', ${`/rest-api/${resource}/`} || ${a}.id || '/', 'kind', ${kind}::text, 'id', ${a}.id,
+  return sql`json_build_object('campaign', ${`/rest-api/${resource}/`} || ${a}.id || '/', 'kind', ${kind}::text, 'id', ${a}.id,
     'name', ${a}.name, 'status', ${a}.status ${extra})`;
 }
 
@@ -79,7 +79,7 @@ export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', ki
 export function smsMessageEventsSql(alias: string): SQL {
   const a = sql.identifier(alias);
   return insertEventsSql(sql`
-    select 'sms.' || ${a}.status, ${a}.user_id, ${a}.sms_campaign_id, jsonb_build_object(
+    select 'sms.' || ${a}.status, ${a}.user_id, ${a}.sms_campaign_id, json_build_object(
       'message', '/rest-api/sms-message/' || ${a}.id || '/',
       'campaign', case when ${a}.sms_campaign_id is null then null else '/rest-api/sms-campaigns/' || ${a}.sms_campaign_id || '/' end,
       'id', ${a}.id, 'recipient_number', ${a}.recipient_number, 'status', ${a}.status, 'error', ${a}.error)
@@ -97,7 +97,7 @@ export function subscriberFinalEventsSql(kind: Pick<CampaignKind, 'name' | 'reso
   const S = kind.subscriberStatuses;
   const link = kind.name === 'voice' ? sql`'/rest-api/subscriber-list/' || ${a}.id || '/'` : sql`null::text`;
   return insertEventsSql(sql`
-    select 'subscriber.final', ${a}.user_id, ${a}.campaign_id, jsonb_build_object(
+    select 'subscriber.final', ${a}.user_id, ${a}.campaign_id, json_build_object(
       'subscriber', ${link}, 'campaign', ${`/rest-api/${kind.resource}/`} || ${a}.campaign_id || '/', 'kind', ${kind.name}::text,
       'id', ${a}.id, 'phone_number', ${a}.duplicate_contact, 'status', ${a}.status, 'reason', ${a}.reason)
     from ${a} where ${a}.status not in (${S.pending}, ${S.in_process}, ${S.pause})`);
@@ -109,7 +109,7 @@ export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   const rows = list.map((e) => ({ type: e.type, user_id: e.userId, campaign_id: e.campaignId ?? null, data: e.data }));
   await db.execute(
     insertEventsSql(sql`select v.type, v.user_id, v.campaign_id, v.data
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(type text, user_id int, campaign_id int, data jsonb)`),
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(type text, user_id int, campaign_id int, data json)`),
   );
 }
 

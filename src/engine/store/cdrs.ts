@@ -43,7 +43,7 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
       from (select user_id, sum(cost) as total from priced where billed > 0 group by user_id) b where u.id = b.user_id
     ), completed as (
       -- call.completed (issue 14): one per call (its A leg), with the CDR's fields and links.
-      ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, jsonb_build_object(
+      ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(
         'callrequest', '/rest-api/callrequest/' || callrequest_id || '/',
         'results', '/rest-api/callrequest/' || callrequest_id || '/results/',
         'campaign', '/rest-api/campaigns/' || campaign_id || '/',

@@ -105,7 +105,7 @@ async function finishedEvent(session: CopySession, target: ImportTarget, parentI
   const { table, resource } = target.parent;
   await session.query(
     `insert into events (type, user_id, data)
-     select 'import.finished', p.user_id, jsonb_build_object($2::text, $3::text || p.id || '/', 'imported', $4::int,
+     select 'import.finished', p.user_id, json_build_object($2::text, $3::text || p.id || '/', 'imported', $4::int,
        'duplicates_skipped', $5::int, 'rejected_count', $6::int)
      from ${table} p where p.id = $1::integer and ${EVENTS_ON}`,
     [parentId, resource.replace('-', '_'), `/rest-api/${resource}/`, summary.imported, summary.duplicates_skipped, summary.rejected_count],

@@ -103,6 +103,20 @@ export function subscriberFinalEventsSql(kind: Pick<CampaignKind, 'name' | 'reso
     from ${a} where ${a}.status not in (${S.pending}, ${S.in_process}, ${S.pause})`);
 }
 
+/**
+ * balance.low events for the rows of `alias` (id, username, balance: the new balance, was: the
+ * balance before the change, balance_low_threshold): one for each owner whose balance went from
+ * at or above the threshold to below it. Written beside every balance change: calls billed,
+ * messages billed, payments.
+ */
+export function balanceLowEventsSql(alias: string): SQL {
+  const a = sql.identifier(alias);
+  return insertEventsSql(sql`
+    select 'balance.low', ${a}.id, null::int, json_build_object('user', '/rest-api/users/' || ${a}.id || '/', 'id', ${a}.id,
+      'username', ${a}.username, 'balance', ${a}.balance::text, 'threshold', ${a}.balance_low_threshold::text)
+    from ${a} where ${a}.balance < ${a}.balance_low_threshold and ${a}.was >= ${a}.balance_low_threshold`);
+}
+
 /** Writes events in one statement, in the caller's transaction. */
 export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return;

@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { buildApp } from '../app.ts';
 import { call, dbLabel, logCaughtUp, testConfig, testDatabase } from '../../test/helpers.ts';
 import { eq } from 'drizzle-orm';
-import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus } from '../db/schema.ts';
+import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus, users } from '../db/schema.ts';
 import type { SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 import { ScriptedSmsDriver, smsPass, smsScenario } from './sms/sms.fixtures.ts';
@@ -147,4 +147,39 @@ test(`a delivery report that comes before the send is recorded: one event per ch
   await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
   assert.deepEqual((res.data.results as Event[]).map((e) => e.type), ['sms.delivered'], res.body);
+});
+
+test(`billing that takes a balance below its owner's threshold is one balance.low event, not one per call (${dbLabel})`, async () => {
+  // 60 s at 1.2 a minute: each call costs 1.2; 10 → 8.8 crosses 9, 7.6 and 6.4 stay below.
+  const s = await scenario(db, {
+    user: { balance: '10', call_rate: '1.2' },
+    numbers: ['+15550601', '+15550602', '+15550603'],
+    script: () => ({ billsec: 60 }),
+    campaign: { frequency: 1 },
+  });
+  await db.update(users).set({ balance_low_threshold: '9' }).where(eq(users.id, s.userId));
+  for (let i = 0; i < 6; i++) {
+    await pass(s);
+    await s.clock.advance(61_000);
+  }
+  await logCaughtUp(database);
+  const res = await call(app, s.user.auth, 'GET', '/rest-api/events/?format=json&after=0&types=balance.low');
+  const low = (res.data.results as Event[]).filter((e) => e.data.id === s.userId);
+  assert.equal(low.length, 1, res.body);
+  assert.deepEqual({ ...low[0].data, user: undefined }, { user: undefined, id: s.userId, username: s.user.username, balance: '8.80000', threshold: '9.00000' });
+  assert.match(String(low[0].data.user), new RegExp(`/rest-api/users/${s.userId}/$`));
+});
+
+test(`an SMS campaign's billing crosses the threshold once; an owner without a threshold gets none (${dbLabel})`, async () => {
+  const s = await smsScenario(db, { numbers: ['+15550701', '+15550702'], user: { balance: '1', sms_rate: '0.4' } });
+  await db.update(users).set({ balance_low_threshold: '0.5' }).where(eq(users.id, s.user.id));
+  await smsPass(s);
+  // A scenario ends the SMS campaigns the one before it left running: this one comes after.
+  const none = await smsScenario(db, { numbers: ['+15550703'], user: { balance: '1', sms_rate: '0.9' } });
+  await smsPass(none);
+  await logCaughtUp(database);
+  const mine = await call(app, s.user.auth, 'GET', '/rest-api/events/?format=json&after=0&types=balance.low');
+  assert.deepEqual((mine.data.results as Event[]).map((e) => [e.data.balance, e.data.threshold]), [['0.20000', '0.50000']], mine.body);
+  const theirs = await call(app, none.user.auth, 'GET', '/rest-api/events/?format=json&after=0&types=balance.low');
+  assert.deepEqual(theirs.data.results, []);
 });

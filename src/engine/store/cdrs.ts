@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { LegType } from '../../db/schema.ts';
-import { insertEventsSql } from '../../campaign/events.ts';
+import { balanceLowEventsSql, insertEventsSql } from '../../campaign/events.ts';
 import { json } from './sql.ts';
 
 /** One CDR leg, as the set-based insert reads it (jsonb_to_recordset). */
@@ -41,6 +41,8 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     ), bill as (
       update users u set balance = u.balance - b.total
       from (select user_id, sum(cost) as total from priced where billed > 0 group by user_id) b where u.id = b.user_id
+      returning u.id, u.username, u.balance, u.balance + b.total as was, u.balance_low_threshold
+    ), low as (${balanceLowEventsSql('bill')}
     ), completed as (
       -- call.completed (issue 14): one per call (its A leg), with the CDR's fields and links.
       ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(

@@ -5,7 +5,7 @@
  * engines left (recover.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { smsMessageEventsSql } from '../../campaign/events.ts';
+import { balanceLowEventsSql, smsMessageEventsSql } from '../../campaign/events.ts';
 import { finalColumns, finalEvents } from './sms-subscribers.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
@@ -94,6 +94,8 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
           update users u set balance = u.balance - t.total
           from (select user_id, sum(cost) as total from m where sent group by user_id) t
           where u.id = t.user_id and t.total > 0
+          returning u.id, u.username, u.balance, u.balance + t.total as was, u.balance_low_threshold
+        ), low as (${balanceLowEventsSql('bill')}
         ), subs as (
           update sms_subscribers s set updated_date = now(),
             status = case when m.sent then ${S.Complete}::int

@@ -11,6 +11,9 @@ import { after, describe, test } from 'node:test';
 import { buildApp } from '../src/app.ts';
 import { verify } from '../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
+import { sql } from 'drizzle-orm';
+import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
+import { queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
 import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase } from './helpers.ts';
 
@@ -52,9 +55,15 @@ async function receiver(failFirst = 0) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got };
 }
 
-const dispatcher = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console, retryBaseMs: 50 });
+let dispatcher = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console, retryBaseMs: 50 });
 await dispatcher.start();
 stops.unshift(() => dispatcher.stop());
+
+/** A new dispatcher in place of the one stopped (the stop registered above stops whichever runs). */
+async function restartDispatcher(): Promise<void> {
+  dispatcher = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console, retryBaseMs: 50 });
+  await dispatcher.start();
+}
 
 async function webhook(owner: { auth: string }, url: string, events?: string[]) {
   const res = await call(app, owner.auth, 'POST', '/rest-api/webhook/', { url, ...(events ? { events } : {}) });
@@ -162,6 +171,60 @@ describe(`webhooks (${dbLabel})`, () => {
       const res = await call(app, alice.auth, 'POST', '/rest-api/webhook/', body);
       assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
     }
+  });
+});
+
+describe(`a webhook that keeps failing, and the log's retention (${dbLabel})`, () => {
+  test('failing past the give-up time: deactivated, its waiting deliveries failed, a webhook.disabled event', async () => {
+    const carol = await makeUser(db);
+    const r = await receiver(1_000_000);
+    const hook = await webhook(carol, r.url);
+    // A second dispatcher that gives up at once: the first failure past the first is the last.
+    const quick = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console, retryBaseMs: 10, giveUpMs: 0 });
+    await dispatcher.stop();
+    try {
+      await appendEvents(db, [{ type: EventType.ImportFinished, userId: carol.id, data: { note: 'for the failing hook' } }]);
+      await logCaughtUp(database);
+      assert.ok(
+        await eventually(async () => {
+          await quick.round();
+          return (await call(app, carol.auth, 'GET', `/rest-api/webhook/${hook.id}/`)).data.active === false;
+        }, 15_000),
+        'the webhook was not deactivated',
+      );
+    } finally {
+      await quick.stop();
+      await restartDispatcher();
+    }
+    const deliveries = await call(app, carol.auth, 'GET', `/rest-api/webhook/${hook.id}/deliveries/`);
+    assert.deepEqual(deliveries.data.results.map((d: { status: string }) => d.status), ['failed'], deliveries.body);
+    await logCaughtUp(database);
+    const disabled = await call(app, carol.auth, 'GET', '/rest-api/events/?format=json&after=0&types=webhook.disabled');
+    assert.equal(disabled.data.results.length, 1, disabled.body);
+    assert.equal(disabled.data.results[0].data.id, hook.id);
+    assert.match(disabled.data.results[0].data.last_error, /500/);
+  });
+
+  test('pruning deletes the events older than the retention and their deliveries, and keeps the rest', async () => {
+    const dave = await makeUser(db);
+    const r = await receiver();
+    const hook = await webhook(dave, r.url);
+    await appendEvents(db, [
+      { type: EventType.ImportFinished, userId: dave.id, data: { n: 1 } },
+      { type: EventType.ImportFinished, userId: dave.id, data: { n: 2 } },
+    ]);
+    assert.ok(await eventually(async () => r.got.length >= 2, 15_000), `received ${r.got.length}`);
+    const mine = sql`select id from events where user_id = ${dave.id}`;
+    await db.execute(sql`update events set created = now() - interval '40 days' where id = (select min(id) from (${mine}) m)`);
+    await db.execute(sql`update webhook_deliveries set created = now() - interval '40 days'
+      where webhook_id = ${hook.id} and event_id = (select min(id) from (${mine}) m)`);
+    assert.ok((await pruneEvents(db, 30)) >= 1);
+    const left = await queryRows<{ n: number; d: number }>(
+      db,
+      sql`select (select count(*)::int from events where user_id = ${dave.id}) as n,
+                 (select count(*)::int from webhook_deliveries where webhook_id = ${hook.id}) as d`,
+    );
+    assert.deepEqual(left[0], { n: 1, d: 1 });
   });
 });
 

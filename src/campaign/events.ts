@@ -240,9 +240,13 @@ function absolute(value: unknown, base: string): unknown {
 
 /** Deletes events older than `days` (EVENT_RETENTION_DAYS); returns how many. */
 export async function pruneEvents(db: Db, days: number): Promise<number> {
+  // The deliveries of the period first (their history goes with the events; no foreign key
+  // cascades it row by row: migration 0021), then the events.
   const rows = await queryRows<{ n: number }>(
     db,
-    sql`with gone as (delete from ${events} where created < now() - make_interval(days => ${days}) returning 1)
+    sql`with cutoff as (select now() - make_interval(days => ${days}) as t),
+        deliveries as (delete from webhook_deliveries where created < (select t from cutoff)),
+        gone as (delete from ${events} where created < (select t from cutoff) returning 1)
         select count(*)::int as n from gone`,
   );
   return Number(rows[0]?.n ?? 0);

@@ -1,31 +1,32 @@
 /**
- * Sends events to webhooks (issue 14 §2), in every server process; the database shares the work:
+ * Sends events to webhooks (issue 14 §2), in every server process; the database shares the work.
  *
- * 1. Fan-out: each active webhook's cursor walks the event log (src/campaign/events.ts, commit
- *    order); the events it may see (its owner's, or all for an admin's) and wants (its `events`
- *    patterns) become delivery rows. Webhooks are locked with SKIP LOCKED, so two processes never
- *    fan out the same one.
- * 2. Delivery: a process leases a webhook that has deliveries due (lease_until, SKIP LOCKED) and
- *    sends them one at a time, oldest first, so a receiver gets each webhook's events in order. A
- *    failure backs the delivery off (exponential, with jitter) and holds the ones behind it; 2xx
- *    within DELIVERY_TIMEOUT_MS is success. A webhook failing for GIVE_UP_MS is deactivated, its
- *    waiting deliveries marked failed, and a `webhook.disabled` event written.
- * At least once: a delivery is recorded after it is sent; a process killed in between leaves it
- * pending under a lease that expires, and another process sends it again. Receivers de-duplicate
- * by Dialer-Event-Id.
+ * A process leases the active webhooks no other process holds (lease_until, SKIP LOCKED) and,
+ * webhooks side by side, sends each one's events one at a time in the log's order:
+ * 1. first the deliveries waiting for a retry (or asked again by redeliver), oldest first; one
+ *    that is not due yet holds everything behind it, so a receiver gets a webhook's events in order;
+ * 2. then the events after the webhook's cursor that it may see (its owner's, or all for an
+ *    admin's) and wants (its `events` patterns), read from the log (src/campaign/events.ts) a
+ *    batch at a time.
+ * A batch's outcome is written in one transaction: a delivered row per event taken (2xx within
+ * DELIVERY_TIMEOUT_MS), the failed one as pending with its backoff (exponential, with jitter),
+ * and the cursor moved past them. At least once: a process killed before that write leaves the
+ * cursor where it was, and the batch is sent again (receivers de-duplicate by Dialer-Event-Id).
+ * A webhook failing for GIVE_UP_MS is deactivated, its waiting deliveries marked failed, and a
+ * `webhook.disabled` event written.
  */
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventRowOf, presentEvent, pruneEvents, readEvents, typeMatches } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventRowOf, presentEvent, pruneEvents, readEvents } from '../campaign/events.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_MS = 24 * 3600_000;
 const LEASE_SECONDS = 60;
-const FAN_OUT_BATCH = 1000;
-const SEND_BATCH = 200;
+/** Events read from the log and sent before their outcome is written. */
+const BATCH = 500;
 const TICK_MS = 1000;
 
 export interface DispatcherOptions {
@@ -45,16 +46,30 @@ export interface DispatcherOptions {
 interface LeasedWebhook {
   id: number;
   user_id: number;
+  is_admin: boolean;
   url: string;
   secret: string;
+  events: string[] | string;
+  cursor_txid: string;
+  cursor_id: string;
   failing_since: string | null;
 }
 
-interface DueDelivery {
+/** A delivery waiting for a retry (or asked again). */
+interface WaitingDelivery {
   id: number;
   attempts: number;
   due: boolean;
   event: EventRow;
+}
+
+/** One attempt: what the receiver answered, or why there was no answer. */
+interface Attempt {
+  status: number | null;
+  excerpt: string | null;
+  error: string | null;
+  latency: number;
+  ok: boolean;
 }
 
 export class WebhookDispatcher {
@@ -106,84 +121,111 @@ export class WebhookDispatcher {
       });
   }
 
-  /** One round: fan out new events, then send what is due. Resolves when both are done. */
+  /** One round: every webhook this process can lease sends what it has. Resolves when done. */
   async round(): Promise<void> {
-    while ((await this.fanOut()) === FAN_OUT_BATCH);
-    await this.deliverDue();
+    const leased = await this.lease();
+    await Promise.all(leased.map((hook) => this.drain(hook).finally(() => this.release(hook.id))));
     if (this.options.retentionDays && Date.now() - this.lastPrune > 3600_000) {
       this.lastPrune = Date.now();
       await pruneEvents(this.db, this.options.retentionDays);
     }
   }
 
-  /** Turns new events into deliveries; returns the most events one webhook read (for paging). */
-  private async fanOut(): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const hooks = await queryRows<{ id: number; events: string[] | string; cursor_txid: string; cursor_id: string; user_id: number; is_admin: boolean }>(
-        tx,
-        sql`select w.id, w.events, w.cursor_txid, w.cursor_id, w.user_id, u.is_admin
-            from webhooks w join users u on u.id = w.user_id
-            where w.active
-            order by w.id
-            for update of w skip locked`,
-      );
-      let most = 0;
-      for (const hook of hooks) {
-        const patterns = typeof hook.events === 'string' ? (JSON.parse(hook.events) as string[]) : hook.events;
-        const rows = await readEvents(tx, { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) }, {}, FAN_OUT_BATCH);
-        if (rows.length === 0) continue;
-        most = Math.max(most, rows.length);
-        const wanted = rows.filter((e) => (hook.is_admin || e.user_id === hook.user_id) && typeMatches(e.type, patterns)).map((e) => e.id);
-        if (wanted.length) {
-          await queryRows(
-            tx,
-            sql`insert into webhook_deliveries (webhook_id, event_id)
-                select ${hook.id}, unnest(${`{${wanted.join(',')}}`}::bigint[])
-                on conflict do nothing`,
-          );
-        }
-        const last = rows[rows.length - 1];
-        await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
-      }
-      return most;
-    });
-  }
-
-  /** Leases the webhooks with deliveries due and sends them, webhooks side by side. */
-  private async deliverDue(): Promise<void> {
-    const leased = await queryRows<LeasedWebhook>(
+  /** The active webhooks no other process is sending for, leased for LEASE_SECONDS. */
+  private lease(): Promise<LeasedWebhook[]> {
+    return queryRows<LeasedWebhook>(
       this.db,
-      sql`update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
-          where id in (
-            select w.id from webhooks w
-            where w.active and (w.lease_until is null or w.lease_until < now())
-              and exists (select 1 from webhook_deliveries d
-                          where d.webhook_id = w.id and d.status = ${DeliveryStatus.Pending} and d.next_attempt <= now())
-            order by w.id
-            limit 50
-            for update skip locked)
-          returning id, user_id, url, secret, failing_since`,
+      sql`with leased as (
+            update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
+            where id in (
+              select w.id from webhooks w
+              where w.active and (w.lease_until is null or w.lease_until < now())
+              order by w.id
+              limit 50
+              for update skip locked)
+            returning id, user_id, url, secret, events, cursor_txid, cursor_id, failing_since
+          )
+          select l.*, u.is_admin from leased l join users u on u.id = l.user_id`,
     );
-    await Promise.all(leased.map((hook) => this.sendQueue(hook).finally(() => this.release(hook.id))));
   }
 
   private async release(id: number): Promise<void> {
     await queryRows(this.db, sql`update webhooks set lease_until = null where id = ${id}`);
   }
 
-  /** Sends the webhook's pending deliveries in order until one fails or one is not due yet. */
-  private async sendQueue(hook: LeasedWebhook): Promise<void> {
+  /** Sends the webhook's waiting deliveries, then its new events, until one fails, waits, or none are left. */
+  private async drain(hook: LeasedWebhook): Promise<void> {
+    for (const delivery of await this.waiting(hook.id)) {
+      if (this.stopped || !delivery.due) return;
+      const attempt = await this.send(hook, delivery.event);
+      if (!attempt.ok) return this.failed(hook, delivery, attempt);
+      await queryRows(this.db, sql`update webhook_deliveries set ${delivered(attempt)}, attempts = attempts + 1 where id = ${delivery.id}`);
+      await this.recovered(hook);
+    }
+    const patterns = typeof hook.events === 'string' ? (JSON.parse(hook.events) as string[]) : hook.events;
+    const filter = { userId: hook.is_admin ? undefined : hook.user_id, types: patterns };
     for (;;) {
-      const queue = await this.pending(hook.id);
-      for (const delivery of queue) {
-        if (this.stopped || !delivery.due) return;
-        if (!(await this.send(hook, delivery))) return;
+      const after = { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) };
+      const batch = await readEvents(this.db, after, filter, BATCH);
+      if (batch.length === 0 || this.stopped) return;
+      const sent: Array<{ event: EventRow; attempt: Attempt }> = [];
+      for (const event of batch) {
+        if (this.stopped) break;
+        const attempt = await this.send(hook, event);
+        sent.push({ event, attempt });
+        if (!attempt.ok) break;
       }
-      if (queue.length < SEND_BATCH) return;
+      if (sent.length === 0) return;
+      const failure = sent.at(-1)?.attempt.ok ? undefined : sent.pop();
+      await this.record(hook, sent, failure);
+      if (failure || batch.length < BATCH) return;
     }
   }
 
-  private async pending(webhookId: number): Promise<DueDelivery[]> {
+  /**
+   * A batch's outcome, in one transaction: the deliveries taken, the failed one (pending, with its
+   * backoff), and the cursor past both (the failed one now waits as a delivery of its own).
+   */
+  private async record(hook: LeasedWebhook, sent: Array<{ event: EventRow; attempt: Attempt }>, failure?: { event: EventRow; attempt: Attempt }): Promise<void> {
+    const last = (failure ?? sent[sent.length - 1]).event;
+    await this.db.transaction(async (tx) => {
+      if (sent.length) {
+        const rows = sent.map(({ event, attempt }) => ({ e: event.id, s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
+        await queryRows(
+          tx,
+          sql`insert into webhook_deliveries (webhook_id, event_id, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
+              select ${hook.id}, r.e, ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
+              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(e bigint, s int, l int, x text)
+              on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = webhook_deliveries.attempts + 1,
+                response_status = excluded.response_status, latency_ms = excluded.latency_ms,
+                response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`,
+        );
+      }
+      await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
+      hook.cursor_txid = String(last.txid);
+      hook.cursor_id = String(last.id);
+      if (failure) {
+        const [row] = await queryRows<{ id: number }>(
+          tx,
+          sql`insert into webhook_deliveries (webhook_id, event_id) values (${hook.id}, ${failure.event.id})
+              on conflict (webhook_id, event_id) do update set status = ${DeliveryStatus.Pending}
+              returning id`,
+        );
+        await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, event: failure.event }, failure.attempt, tx);
+      }
+    });
+    if (!failure) await this.recovered(hook);
+  }
+
+  /** A webhook that was failing took a delivery: it is no longer failing. */
+  private async recovered(hook: LeasedWebhook): Promise<void> {
+    if (hook.failing_since === null) return;
+    await queryRows(this.db, sql`update webhooks set failing_since = null where id = ${hook.id}`);
+    hook.failing_since = null;
+  }
+
+  /** The webhook's deliveries waiting for a retry or asked again, oldest first. */
+  private async waiting(webhookId: number): Promise<WaitingDelivery[]> {
     const rows = await queryRows<EventRow & { delivery_id: number; attempts: number; due: boolean }>(
       this.db,
       sql`select d.id as delivery_id, d.attempts, d.next_attempt <= now() as due,
@@ -191,7 +233,7 @@ export class WebhookDispatcher {
           from webhook_deliveries d join events e on e.id = d.event_id
           where d.webhook_id = ${webhookId} and d.status = ${DeliveryStatus.Pending}
           order by d.id
-          limit ${SEND_BATCH}`,
+          limit ${BATCH}`,
     );
     return rows.map((r) => ({
       id: Number(r.delivery_id),
@@ -201,9 +243,9 @@ export class WebhookDispatcher {
     }));
   }
 
-  /** Sends one delivery and records the attempt; true when the receiver took it (2xx). */
-  private async send(hook: LeasedWebhook, delivery: DueDelivery): Promise<boolean> {
-    const event = presentEvent(delivery.event, this.options.publicUrl);
+  /** Sends one event to the webhook; what the receiver answered (ok: a 2xx). */
+  private async send(hook: LeasedWebhook, row: EventRow): Promise<Attempt> {
+    const event = presentEvent(row, this.options.publicUrl);
     const body = JSON.stringify(event);
     const started = Date.now();
     let status: number | null = null;
@@ -221,34 +263,15 @@ export class WebhookDispatcher {
     } catch (err) {
       error = (err as Error).message.slice(0, 500);
     }
-    const latency = Date.now() - started;
     const ok = status !== null && status >= 200 && status < 300;
-    if (ok) {
-      await queryRows(
-        this.db,
-        sql`update webhook_deliveries
-            set status = ${DeliveryStatus.Delivered}, attempts = attempts + 1, response_status = ${status},
-                latency_ms = ${latency}, response_excerpt = ${excerpt}, error = null, delivered_at = now()
-            where id = ${delivery.id}`,
-      );
-      if (hook.failing_since !== null) {
-        await queryRows(this.db, sql`update webhooks set failing_since = null where id = ${hook.id}`);
-        hook.failing_since = null;
-      }
-      return true;
-    }
-    await this.failed(hook, delivery, { status, excerpt, error: error ?? `answered ${status}`, latency });
-    return false;
+    return { status, excerpt, error: ok ? null : (error ?? `answered ${status}`), latency: Date.now() - started, ok };
   }
 
-  private async failed(
-    hook: LeasedWebhook,
-    delivery: DueDelivery,
-    attempt: { status: number | null; excerpt: string | null; error: string; latency: number },
-  ): Promise<void> {
+  /** A failed attempt: its backoff, and the webhook deactivated when it has failed for too long. */
+  private async failed(hook: LeasedWebhook, delivery: WaitingDelivery, attempt: Attempt, inTransaction?: Db): Promise<void> {
     const base = this.options.retryBaseMs ?? 1000;
     const delay = Math.min(base * 2 ** delivery.attempts, 3600_000) * (0.5 + Math.random());
-    await this.db.transaction(async (tx) => {
+    const write = async (tx: Db) => {
       await queryRows(
         tx,
         sql`update webhook_deliveries
@@ -277,6 +300,13 @@ export class WebhookDispatcher {
           data: { webhook: `/rest-api/webhook/${hook.id}/`, id: hook.id, url: hook.url, last_error: attempt.error },
         },
       ]);
-    });
+    };
+    await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
+}
+
+/** The columns of a delivery taken by the receiver. */
+function delivered(attempt: Attempt) {
+  return sql`status = ${DeliveryStatus.Delivered}, response_status = ${attempt.status}, latency_ms = ${attempt.latency},
+    response_excerpt = ${attempt.excerpt}, error = null, delivered_at = now()`;
 }

@@ -54,9 +54,8 @@ export const webhookDeliveries = pgTable(
     webhook_id: integer('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    event_id: bigint('event_id', { mode: 'number' })
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    /** The event (no foreign key: pruneEvents deletes a period's deliveries with its events, migration 0021). */
+    event_id: bigint('event_id', { mode: 'number' }).notNull(),
     status: varchar('status', { length: 16 }).notNull().default(DeliveryStatus.Pending),
     attempts: integer('attempts').notNull().default(0),
     next_attempt: timestamptz('next_attempt').notNull().defaultNow(),

@@ -16,6 +16,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
+import { campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep } from './campaign.ts';
 
 const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
 const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
@@ -23,53 +24,6 @@ const dncRows = Number(process.env.BENCH_DNC ?? 10_000_000);
 const dncSubscribers = Number(process.env.BENCH_DNC_SUBSCRIBERS ?? 200_000);
 const paceSeconds = Number(process.env.BENCH_PACE_SECONDS ?? 60);
 const eventsSubscribers = Number(process.env.BENCH_EVENTS_SUBSCRIBERS ?? 150_000);
-const password = 'bench-user-password';
-const auth = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
-const startBalance = 1_000_000_000;
-/** Zero ring and talk time; every outcome is immediate (no ring-outs, which wait calltimeout). */
-const simulator = { answer_rate: 0.8, busy_rate: 0.1, noanswer_rate: 0, machine_rate: 0, ring_seconds: [0, 0], talk_seconds: [0, 0] };
-
-interface Fixture {
-  userId: number;
-  gatewayId: number;
-  surveyId: number;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const one = async <T>(db: Database, query: ReturnType<typeof sql>) => (await queryRows<T>(db.db, query))[0];
-
-async function fixture(db: Database): Promise<Fixture> {
-  const user = await one<{ id: number }>(db, sql`update users set balance = ${startBalance}, call_rate = 0.01 where username = 'bench' returning id`);
-  const gw = await one<{ id: number }>(
-    db,
-    sql`insert into gateways (name, driver, settings) values ('bench', 'simulator', ${JSON.stringify(simulator)}::jsonb) returning id`,
-  );
-  const survey = await one<{ id: number }>(db, sql`insert into survey_templates (name, user_id) values ('bench', ${user.id}) returning id`);
-  await db.db.execute(sql`insert into section_templates (survey_id, "order", question, script) values (${survey.id}, 1, 'Hello', 'Hello')`);
-  return { userId: user.id, gatewayId: gw.id, surveyId: survey.id };
-}
-
-/** A phonebook of `n` contacts +1<area><7 digits>, written set-based. */
-async function phonebook(db: Database, f: Fixture, area: string, n: number): Promise<number> {
-  const book = await one<{ id: number }>(db, sql`insert into phonebooks (name, user_id) values (${`bench ${area}`}, ${f.userId}) returning id`);
-  await db.db.execute(sql`insert into contacts (phonebook_id, contact, full_name)
-    select ${book.id}, '+1' || ${area} || lpad(g::text, 7, '0'), 'Contact ' || g from generate_series(1, ${n}) g`);
-  return book.id;
-}
-
-/** A NEW campaign on `book` that ends when every subscriber is done. */
-async function campaign(db: Database, f: Fixture, book: number, name: string, frequency: number): Promise<number> {
-  const c = await one<{ id: number }>(
-    db,
-    sql`insert into campaigns (campaign_code, name, user_id, callerid, aleg_gateway_id, survey_id, frequency, max_aleg, maxretry,
-          calltimeout, startingdate, expirationdate, end_when_done)
-        values (${name.toUpperCase()}, ${name}, ${f.userId}, '5550100', ${f.gatewayId}, ${f.surveyId}, ${frequency}, 0, 0,
-          45, now() - interval '1 day', now() + interval '2 days', true) returning id`,
-  );
-  await db.db.execute(sql`insert into campaign_phonebooks (campaign_id, phonebook_id) values (${c.id}, ${book})`);
-  return c.id;
-}
-
 /** The baseline of the spool: the same rows, raw INSERT … SELECT into a table like subscribers. */
 async function spoolBaseline(db: Database, book: number): Promise<number> {
   await db.db.execute(sql`create table bench_scratch (like subscribers including defaults including indexes)`);
@@ -96,60 +50,6 @@ async function walSince(db: Database, before: { lsn: string; checkpoints: number
           (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
   );
   return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints };
-}
-
-async function patchStatus(server: Server, id: number, status: number): Promise<number> {
-  const started = Date.now();
-  const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, {
-    method: 'PATCH',
-    headers: { authorization: auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ status }),
-  });
-  if (res.status >= 300) throw new Error(`PATCH status=${status} answered ${res.status}: ${await res.text()}`);
-  return (Date.now() - started) / 1000;
-}
-
-async function campaignStatus(server: Server, id: number): Promise<number> {
-  const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, { headers: { authorization: auth } });
-  return ((await res.json()) as { status: number }).status;
-}
-
-/**
- * Waits for the campaign to END (every subscriber done); with `db`, samples the recorded calls
- * each second and returns the rate between 10 % and 90 % of them (the sustained rate).
- */
-async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<{ seconds: number; sustained?: number }> {
-  const started = Date.now();
-  const samples: { t: number; done: number }[] = [];
-  const ended = async () =>
-    db ? (await one<{ status: number }>(db, sql`select status from campaigns where id = ${id}`)).status === 4 : (await campaignStatus(server, id)) === 4;
-  while (!(await ended())) {
-    if (db) {
-      const row = await one<{ n: number }>(db, sql`select count(*)::int as n from cdrs where campaign_id = ${id}`);
-      samples.push({ t: Date.now(), done: row.n });
-    }
-    await sleep(1000);
-  }
-  const seconds = (Date.now() - started) / 1000;
-  const from = samples.find((s) => s.done >= n * 0.1);
-  const to = samples.find((s) => s.done >= n * 0.9);
-  const sustained = from && to && to.t > from.t ? (to.done - from.done) / ((to.t - from.t) / 1000) : undefined;
-  return { seconds, sustained };
-}
-
-/** Every call of the campaign fully recorded, and billed to the cent. */
-async function check(db: Database, f: Fixture, id: number, n: number): Promise<void> {
-  const r = await one<{ cdrs: number; open: number; pending: number; billed: string; spent: string }>(
-    db,
-    sql`select (select count(*)::int from cdrs where campaign_id = ${id}) as cdrs,
-          (select count(*)::int from callrequests where campaign_id = ${id} and status = 7) as open,
-          (select count(*)::int from subscribers where campaign_id = ${id} and status in (1, 2, 6)) as pending,
-          (select coalesce(sum(call_cost), 0)::text from cdrs where user_id = ${f.userId}) as billed,
-          (select (${startBalance} - balance)::text from users where id = ${f.userId}) as spent`,
-  );
-  if (r.cdrs !== n || r.open !== 0 || r.pending !== 0 || Number(r.billed) !== Number(r.spent)) {
-    throw new Error(`campaign ${id} not fully recorded: ${JSON.stringify(r)} of ${n}`);
-  }
 }
 
 /** The starts of the paced campaign in 10-second windows from its first call. */

@@ -1,0 +1,182 @@
+/**
+ * npm run bench:events — the event log end to end on PostgreSQL (issue 14 §6). A
+ * BENCH_EVENTS_CALLS (default 1,000,000) call campaign of the bench:engine kind (simulator, zero
+ * ring and talk time, no pace limit) run by `serve --role engine`, the API in another process,
+ * which also delivers the events: to a webhook on a loopback receiver that checks every
+ * signature, and to a live stream (SSE) client, both attached before the start. Prints the
+ * events/s delivered to each, the delivery lag (receipt − the event's `created`) p50 and p99,
+ * and the engine's calls/s against the same campaign run before with the event log off
+ * (dialer.events = 'off': no event written, nothing to deliver) — the baseline runs first, on
+ * the smaller tables, so the comparison leans against the event log.
+ * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
+ * most 10 % below the baseline's.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { openDatabase, queryRows } from '../src/db/database.ts';
+import { verify } from '../src/webhooks/signature.ts';
+import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
+import { backends, cli, fmt, type Server, startServer, startWorker } from './support.ts';
+
+const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
+
+/** What a reader (the webhook's receiver, the stream's client) got: each event once, its lag. */
+class Tally {
+  readonly seen = new Set<string>();
+  readonly lags: number[] = [];
+  duplicates = 0;
+  first = 0;
+  last = 0;
+
+  take(event: { id: string; created: string }): void {
+    const now = Date.now();
+    if (this.seen.has(event.id)) {
+      this.duplicates++;
+      return;
+    }
+    this.seen.add(event.id);
+    this.lags.push(now - Date.parse(event.created));
+    if (!this.first) this.first = now;
+    this.last = now;
+  }
+
+  rate(): number {
+    return this.seen.size / Math.max((this.last - this.first) / 1000, 0.001);
+  }
+
+  lag(p: number): number {
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  }
+}
+
+/** A loopback webhook receiver: answers 200 at once to each correctly signed delivery. */
+async function receiver(secret: () => string, tally: Tally): Promise<{ url: string; badSignatures: () => number; close: () => void }> {
+  let bad = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (!verify(secret(), body, String(req.headers['dialer-signature'] ?? ''))) {
+        bad++;
+        res.writeHead(400).end();
+        return;
+      }
+      tally.take(JSON.parse(body) as { id: string; created: string });
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, badSignatures: () => bad, close: () => server.close() };
+}
+
+/** A live stream client of /rest-api/events/ (from now on). */
+function stream(server: Server, tally: Tally): { close: () => void } {
+  const req = http.get(`${server.base}/rest-api/events/`, { headers: { authorization: auth, accept: 'text/event-stream' } }, (res) => {
+    res.setEncoding('utf8');
+    let buffer = '';
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const message = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = message
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('\n');
+        if (data) tally.take(JSON.parse(data) as { id: string; created: string });
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  return { close: () => req.destroy() };
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:events — PostgreSQL, ${fmt(calls)} calls a campaign; node ${process.version}`);
+  const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
+  if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
+  const hook = new Tally();
+  const live = new Tally();
+  let secret = '';
+  const receiving = await receiver(() => secret, hook);
+  try {
+    cli(['user', 'create', '--username', 'bench', '--password', password], backend.env);
+    const db = await openDatabase({ url: backend.env.DATABASE_URL });
+    const f = await fixture(db);
+    const [{ name }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
+    const server = await startServer(backend, 'bench-admin-password', { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
+    const startEngine = () =>
+      startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
+        Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
+      );
+    try {
+      // The baseline: the event log off for the engine (its connections read the setting when they open).
+      await db.db.execute(sql.raw(`alter database "${name}" set dialer.events = 'off'`));
+      let engine = await startEngine();
+      const offBook = await phonebook(db, f, '710', calls);
+      const off = await campaign(db, f, offBook, 'benchoff', 10_000_000);
+      await patchStatus(server, off, 1);
+      const baseline = await runToEnd(server, off, calls, db);
+      await check(db, f, off, calls);
+      await engine.stop();
+      await db.db.execute(sql`delete from engine_heartbeats`);
+      await db.db.execute(sql.raw(`alter database "${name}" reset dialer.events`));
+      console.log(`event log off: ${fmt(calls)} calls in ${fmt(baseline.seconds, 1)} s, ${fmt(baseline.sustained ?? 0)} calls/s sustained`);
+
+      // The same with the log on, a webhook for every event and a stream client attached.
+      engine = await startEngine();
+      const created = await fetch(`${server.base}/rest-api/webhook/`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiving.url, description: 'bench:events' }),
+      });
+      if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
+      secret = ((await created.json()) as { secret: string }).secret;
+      const client = stream(server, live);
+      const [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
+      const onBook = await phonebook(db, f, '720', calls);
+      const on = await campaign(db, f, onBook, 'benchon', 10_000_000);
+      await patchStatus(server, on, 1);
+      const withEvents = await runToEnd(server, on, calls, db);
+      await check(db, f, on, calls);
+      const endedAt = Date.now();
+      const [after] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
+      const expected = after.n - before.n;
+      const deadline = Date.now() + 600_000;
+      while ((hook.seen.size < expected || live.seen.size < expected) && Date.now() < deadline) await sleep(200);
+      const behind = (hook.last - endedAt) / 1000;
+      client.close();
+      await engine.stop();
+
+      const slowdown = (1 - (withEvents.sustained ?? 0) / (baseline.sustained ?? 1)) * 100;
+      console.log(`event log on: ${fmt(calls)} calls in ${fmt(withEvents.seconds, 1)} s, ${fmt(withEvents.sustained ?? 0)} calls/s sustained`);
+      console.log(`events written for the campaign: ${fmt(expected)}`);
+      console.log(
+        `webhook: ${fmt(hook.seen.size)} of ${fmt(expected)} delivered (${hook.duplicates} again), ${fmt(hook.rate())} events/s from first to last, ` +
+          `lag p50 ${fmt(hook.lag(50))} ms, p99 ${fmt(hook.lag(99))} ms; last delivery ${fmt(Math.max(behind, 0), 1)} s after the campaign ended; ` +
+          `${receiving.badSignatures()} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
+      );
+      console.log(
+        `stream:  ${fmt(live.seen.size)} of ${fmt(expected)} received, ${fmt(live.rate())} events/s, lag p50 ${fmt(live.lag(50))} ms, p99 ${fmt(live.lag(99))} ms`,
+      );
+      console.log(`engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log, the webhook and the stream (target ≤ 10 %)`);
+      const [deliveries] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from webhook_deliveries where status = 'delivered'`);
+      console.log(`delivery history: ${fmt(deliveries.n)} deliveries recorded as delivered; server peak RSS ${fmt(server.peakRssMb())} MB`);
+    } finally {
+      await server.stop();
+      await db.close();
+    }
+  } finally {
+    receiving.close();
+    await backend.cleanup();
+  }
+}
+
+await main();

@@ -123,6 +123,19 @@ describe(`webhooks (${dbLabel})`, () => {
     assert.deepEqual([...new Set(types)], lifeTypes);
   });
 
+  test('a webhook that is not ordered gets every event once, failures retried on their own', async () => {
+    const r = await receiver(2);
+    const res = await call(app, alice.auth, 'POST', '/rest-api/webhook/', { url: r.url, events: ['campaign.*'], ordered: false });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.data.ordered, false);
+    const campaign = await campaignLife();
+    assert.ok(await eventually(async () => r.got.filter((g) => JSON.parse(g.body).data.id === campaign).length >= 4, 15_000), `received ${r.got.length}`);
+    const mine = r.got.map((g) => JSON.parse(g.body)).filter((e) => e.data.id === campaign);
+    assert.deepEqual([...new Set(mine.map((e) => e.type))].sort(), [...lifeTypes].sort());
+    const sorted = [...new Set(mine.map((e) => e.id))].sort();
+    assert.equal(sorted.length, 4);
+  });
+
   test("another user's webhook hears nothing of alice's campaigns; patterns filter types", async () => {
     const bobs = await receiver();
     await webhook(bob, bobs.url);

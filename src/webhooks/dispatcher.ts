@@ -27,6 +27,8 @@ export const GIVE_UP_MS = 24 * 3600_000;
 const LEASE_SECONDS = 60;
 /** Events read from the log and sent before their outcome is written. */
 const BATCH = 500;
+/** Deliveries under way at once to a webhook that is not `ordered`. */
+const IN_FLIGHT = 16;
 const TICK_MS = 1000;
 
 export interface DispatcherOptions {
@@ -47,6 +49,7 @@ interface LeasedWebhook {
   id: number;
   user_id: number;
   is_admin: boolean;
+  ordered: boolean;
   url: string;
   secret: string;
   events: string[] | string;
@@ -61,6 +64,12 @@ interface WaitingDelivery {
   attempts: number;
   due: boolean;
   event: EventRow;
+}
+
+/** An event sent, and how it went. */
+interface Sent {
+  event: EventRow;
+  attempt: Attempt;
 }
 
 /** One attempt: what the receiver answered, or why there was no answer. */
@@ -143,7 +152,7 @@ export class WebhookDispatcher {
               order by w.id
               limit 50
               for update skip locked)
-            returning id, user_id, url, secret, events, cursor_txid, cursor_id, failing_since
+            returning id, user_id, url, secret, events, ordered, cursor_txid, cursor_id, failing_since
           )
           select l.*, u.is_admin from leased l join users u on u.id = l.user_id`,
     );
@@ -153,12 +162,23 @@ export class WebhookDispatcher {
     await queryRows(this.db, sql`update webhooks set lease_until = null where id = ${id}`);
   }
 
-  /** Sends the webhook's waiting deliveries, then its new events, until one fails, waits, or none are left. */
+  /**
+   * Sends the webhook's waiting deliveries, then its new events, until none are left; an
+   * `ordered` webhook stops at a failure or at a delivery not due yet (what is behind it waits).
+   */
   private async drain(hook: LeasedWebhook): Promise<void> {
     for (const delivery of await this.waiting(hook.id)) {
-      if (this.stopped || !delivery.due) return;
+      if (this.stopped) return;
+      if (!delivery.due) {
+        if (hook.ordered) return;
+        continue;
+      }
       const attempt = await this.send(hook, delivery.event);
-      if (!attempt.ok) return this.failed(hook, delivery, attempt);
+      if (!attempt.ok) {
+        await this.failed(hook, delivery, attempt);
+        if (hook.ordered) return;
+        continue;
+      }
       await queryRows(this.db, sql`update webhook_deliveries set ${delivered(attempt)}, attempts = attempts + 1 where id = ${delivery.id}`);
       await this.recovered(hook);
     }
@@ -168,29 +188,54 @@ export class WebhookDispatcher {
       const after = { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) };
       const batch = await readEvents(this.db, after, filter, BATCH);
       if (batch.length === 0 || this.stopped) return;
-      const sent: Array<{ event: EventRow; attempt: Attempt }> = [];
-      for (const event of batch) {
-        if (this.stopped) break;
-        const attempt = await this.send(hook, event);
-        sent.push({ event, attempt });
-        if (!attempt.ok) break;
-      }
+      const sent = hook.ordered ? await this.sendInOrder(hook, batch) : await this.sendAtOnce(hook, batch);
       if (sent.length === 0) return;
-      const failure = sent.at(-1)?.attempt.ok ? undefined : sent.pop();
-      await this.record(hook, sent, failure);
-      if (failure || batch.length < BATCH) return;
+      await this.record(hook, sent);
+      if ((hook.ordered && !sent[sent.length - 1].attempt.ok) || batch.length < BATCH) return;
     }
   }
 
+  /** One at a time, in order, up to the first failure. */
+  private async sendInOrder(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
+    const sent: Sent[] = [];
+    for (const event of batch) {
+      if (this.stopped) break;
+      const attempt = await this.send(hook, event);
+      sent.push({ event, attempt });
+      if (!attempt.ok) break;
+    }
+    return sent;
+  }
+
+  /** Up to IN_FLIGHT at a time, started in order; each failure waits for its own retry. */
+  private async sendAtOnce(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
+    const sent: Sent[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < batch.length && !this.stopped) {
+        const event = batch[next++];
+        sent.push({ event, attempt: await this.send(hook, event) });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, batch.length) }, worker));
+    // Stopped midway: only a prefix of the batch counts (the cursor may not pass an event not sent).
+    const attempted = new Set(sent.map((s) => s.event.id));
+    const prefix = batch.findIndex((e) => !attempted.has(e.id));
+    const order = new Map(batch.map((e, i) => [e.id, i]));
+    return sent.filter((s) => prefix < 0 || (order.get(s.event.id) as number) < prefix).sort((a, b) => (order.get(a.event.id) as number) - (order.get(b.event.id) as number));
+  }
+
   /**
-   * A batch's outcome, in one transaction: the deliveries taken, the failed one (pending, with its
-   * backoff), and the cursor past both (the failed one now waits as a delivery of its own).
+   * A batch's outcome, in one transaction: the deliveries taken, each failed one (pending, with
+   * its backoff), and the cursor past them all (a failed one now waits as a delivery of its own).
    */
-  private async record(hook: LeasedWebhook, sent: Array<{ event: EventRow; attempt: Attempt }>, failure?: { event: EventRow; attempt: Attempt }): Promise<void> {
-    const last = (failure ?? sent[sent.length - 1]).event;
+  private async record(hook: LeasedWebhook, sent: Sent[]): Promise<void> {
+    const last = sent[sent.length - 1].event;
+    const taken = sent.filter((s) => s.attempt.ok);
+    const failures = sent.filter((s) => !s.attempt.ok);
     await this.db.transaction(async (tx) => {
-      if (sent.length) {
-        const rows = sent.map(({ event, attempt }) => ({ e: event.id, s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
+      if (taken.length) {
+        const rows = taken.map(({ event, attempt }) => ({ e: event.id, s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
         await queryRows(
           tx,
           sql`insert into webhook_deliveries (webhook_id, event_id, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
@@ -202,9 +247,7 @@ export class WebhookDispatcher {
         );
       }
       await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
-      hook.cursor_txid = String(last.txid);
-      hook.cursor_id = String(last.id);
-      if (failure) {
+      for (const failure of failures) {
         const [row] = await queryRows<{ id: number }>(
           tx,
           sql`insert into webhook_deliveries (webhook_id, event_id) values (${hook.id}, ${failure.event.id})
@@ -214,7 +257,9 @@ export class WebhookDispatcher {
         await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, event: failure.event }, failure.attempt, tx);
       }
     });
-    if (!failure) await this.recovered(hook);
+    hook.cursor_txid = String(last.txid);
+    hook.cursor_id = String(last.id);
+    if (failures.length === 0) await this.recovered(hook);
   }
 
   /** A webhook that was failing took a delivery: it is no longer failing. */

@@ -35,6 +35,8 @@ export const webhooks = pgTable('webhooks', {
   events: jsonb('events').$type<string[]>().notNull().default([]),
   description: varchar('description', { length: 500 }).notNull().default(''),
   active: boolean('active').notNull().default(true),
+  /** true: one delivery at a time, in the log's order; false: up to 16 at a time (migration 0022). */
+  ordered: boolean('ordered').notNull().default(true),
   secret: varchar('secret', { length: 100 }).notNull(),
   cursor_txid: bigint('cursor_txid', { mode: 'number' }).notNull().default(0),
   cursor_id: bigint('cursor_id', { mode: 'number' }).notNull().default(0),

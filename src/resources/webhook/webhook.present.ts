@@ -15,6 +15,7 @@ export function presentWebhook(request: FastifyRequest, row: WebhookRow): Static
     events: row.events,
     description: row.description,
     active: row.active,
+    ordered: row.ordered,
     user: link('users', row.user_id) as string,
     failing_since: isoTime(row.failing_since),
     created_date: isoTime(row.created_date) as string,

@@ -66,6 +66,7 @@ function routes(api: Api, { database, config }: AppDeps) {
       events: values.events ?? [],
       description: values.description ?? '',
       active: values.active ?? true,
+      ordered: values.ordered ?? true,
       secret: newSecret(),
     });
     return reply
@@ -87,6 +88,7 @@ function routes(api: Api, { database, config }: AppDeps) {
         events: values.events ?? undefined,
         description: values.description ?? undefined,
         active: values.active ?? undefined,
+        ordered: values.ordered ?? undefined,
         user_id: values.user ?? undefined,
         failing_since: values.active === true ? null : undefined,
       });

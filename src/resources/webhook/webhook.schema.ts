@@ -31,6 +31,7 @@ export const webhookFields = {
   events: eventList(),
   description: text({ max: 500, blank: true }),
   active: boolean(),
+  ordered: boolean({ description: 'true (default): one delivery at a time, in order; false: up to 16 at a time, in any order' }),
   user: userLink(),
 };
 
@@ -42,6 +43,7 @@ export const WebhookRecord = Type.Object({
   events: Type.Array(Type.String()),
   description: Type.String(),
   active: Type.Boolean(),
+  ordered: Type.Boolean(),
   user: Type.String({ format: 'uri' }),
   failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),

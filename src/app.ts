@@ -18,6 +18,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { nulError } from './http/null-characters.ts';
 import { API_PREFIX, listUrl } from './http/links.ts';
 import { RequestLogAtDebug } from './http/request-log.ts';
+import { SESSION_COOKIE, Sessions } from './http/sessions.ts';
 import { UserCache } from './http/user-cache.ts';
 import { audioFilesResource } from './resources/audio-files/audio-files.routes.ts';
 import { bulkResource } from './resources/bulk/bulk.routes.ts';
@@ -45,6 +46,7 @@ import { tokensResource } from './resources/tokens/tokens.routes.ts';
 import { smsMessageResource } from './resources/sms-message/sms-message.routes.ts';
 import { webhookResource } from './resources/webhook/webhook.routes.ts';
 import { eventsResource } from './resources/events/events.routes.ts';
+import { sessionResource } from './resources/session/session.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -75,6 +77,7 @@ export const resources: Resource[] = [
   tokensResource,
   webhookResource,
   eventsResource,
+  sessionResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -135,9 +138,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic' },
           token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' },
+          cookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: 'The session of POST /rest-api/session/ (browsers). Writes also need the header X-CSRF-Token (the session\'s csrf_token) and an Origin of this host.',
+          },
         },
       },
-      security: [{ basic: [] }, { token: [] }],
+      security: [{ basic: [] }, { token: [] }, { cookie: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
@@ -158,7 +167,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await userCache.start(deps.database, app.log);
   app.addHook('onClose', () => userCache.stop());
   app.decorate('userCache', userCache);
-  const authenticator = new Authenticator(userCache, deps.auth);
+  const sessions = new Sessions({ hours: deps.config.sessionHours, now: deps.auth?.now });
+  const authenticator = new Authenticator(userCache, sessions, deps.auth);
+  app.decorate('authenticator', authenticator);
   await app.register(
     async (api: Api) => {
       api.addHook('onRequest', async (request) => {

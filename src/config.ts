@@ -32,6 +32,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** This server's address as webhook receivers should see links (e.g. https://dialer.example.com). */
   readonly publicUrl: string;
+  /** How long a browser sign-in (the console's session cookie) lasts, from sign-in (hours). */
+  readonly sessionHours: number;
 }
 
 export class ConfigError extends Error {}
@@ -120,5 +122,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     publicUrl: publicUrl(env, host),
+    sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
   });
 }

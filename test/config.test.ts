@@ -22,6 +22,7 @@ describe('configuration', () => {
       maxUploadBytes: 20 * 1024 * 1024,
       billingIncrement: 6,
       adminPassword: undefined,
+      sessionHours: 12,
     };
     // Other settings may be added; the documented ones keep these defaults.
     const actual = Object.fromEntries(Object.keys(expected).map((k) => [k, config[k as keyof typeof config]]));
@@ -42,6 +43,7 @@ describe('configuration', () => {
       MAX_UPLOAD_MB: '5',
       BILLING_INCREMENT: '0',
       DIALER_ADMIN_PASSWORD: 'secret',
+      SESSION_HOURS: '8',
     });
     assert.equal(config.port, 9001);
     assert.equal(config.host, '0.0.0.0');
@@ -54,6 +56,7 @@ describe('configuration', () => {
     assert.equal(config.maxUploadBytes, 5 * 1024 * 1024);
     assert.equal(config.billingIncrement, 0);
     assert.equal(config.adminPassword, 'secret');
+    assert.equal(config.sessionHours, 8);
     assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, '10.0.0.0/8, 127.0.0.1');
     assert.equal(loadConfig({ TRUST_PROXY: 'no' }).trustProxy, false);
   });
@@ -73,6 +76,9 @@ describe('configuration', () => {
       ['MAX_UPLOAD_MB', 'lots'],
       ['BILLING_INCREMENT', '-6'],
       ['BILLING_INCREMENT', '1.5'],
+      ['SESSION_HOURS', '0'],
+      ['SESSION_HOURS', '1.5'],
+      ['SESSION_HOURS', '9000'],
     ];
     for (const [name, value] of bad) {
       assert.throws(

@@ -1,5 +1,7 @@
 /**
- * Authentication (contract §3): HTTP Basic and `Authorization: Token <key>`. Users are read
+ * Authentication (contract §3): HTTP Basic and `Authorization: Token <key>`, and, for the
+ * operators' console, the session cookie of sessions.ts when no Authorization header is sent
+ * (a write with it must pass the CSRF checks). Users are read
  * through the user cache (user-cache.ts), and verified credentials are cached briefly so a
  * request does not pay a slow hash each time; that key includes the stored hash, so a password
  * changed anywhere (even by the CLI in another process) misses it as soon as the user cache
@@ -14,6 +16,7 @@ import { LoginThrottle, type ThrottleOptions } from './login-throttle.ts';
 import { verifySecret } from './passwords.ts';
 import type { UserCache } from './user-cache.ts';
 import { BoundedMap } from './bounded-map.ts';
+import { checkCsrf, sessionCookie, type Sessions } from './sessions.ts';
 
 export interface AuthUser {
   readonly id: number;
@@ -25,6 +28,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller; set on every /rest-api/ route except the public ones. */
     user: AuthUser;
+  }
+  interface FastifyInstance {
+    /** The authenticator of this app (see buildApp): the session routes sign in through it. */
+    authenticator: Authenticator;
   }
 }
 
@@ -71,6 +78,8 @@ export class Authenticator {
 
   constructor(
     private readonly users: UserCache,
+    /** The console's sign-ins: the third way to authenticate, after Basic and Token. */
+    readonly sessions: Sessions,
     options: AuthOptions = {},
   ) {
     this.opts = {
@@ -84,23 +93,45 @@ export class Authenticator {
     this.throttle = new LoginThrottle(options.throttle, this.opts.now);
   }
 
-  /** Returns the caller of `request`, or throws 401 (or 429 while guessing its username is throttled). */
+  /**
+   * Returns the caller of `request`, or throws 401 (or 429 while guessing its username is
+   * throttled, or 403 for a write with the session cookie that fails the CSRF checks). An
+   * Authorization header wins; without one, the console's session cookie (sessions.ts).
+   */
   async authenticate(db: Db, request: FastifyRequest): Promise<AuthUser> {
-    const now = this.opts.now();
     const header = request.headers.authorization;
-    if (!header) throw unauthorized();
+    if (!header) {
+      const session = await this.sessions.fromRequest(db, request);
+      if (!session) throw unauthorized(sessionCookie(request) === undefined ? undefined : 'Invalid or expired session.', challenges(request));
+      checkCsrf(request, session);
+      return { id: session.user_id, username: session.username, is_admin: session.is_admin };
+    }
+    const now = this.opts.now();
     const credential = parseCredential(header);
     // Most requests repeat a credential already verified, of a user in the cache: no database
     // read. Passwords go through the throttle; a token is 2^192 guesses away and is not counted.
-    const user =
-      credential?.scheme === 'basic'
-        ? await this.throttle.login(db, credential.username, request.ip, await this.known(db, credential, now), () => this.verify(db, credential, now))
-        : credential && (await this.verify(db, credential, now));
-    if (!user) throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.');
+    const user = credential?.scheme === 'basic' ? await this.password(db, credential, request.ip, now) : credential && (await this.verify(db, credential, now));
+    if (!user) throw unauthorized(credential?.scheme === 'token' ? 'Invalid token.' : 'Invalid username/password.', challenges(request));
     // A deactivated account (migration 0015): refused by password and by token, from the moment
     // the user cache drops its row (at once in this process; on the users_changed notice elsewhere).
-    if (!user.is_active) throw unauthorized('User inactive or deleted.');
+    if (!user.is_active) throw unauthorized('User inactive or deleted.', challenges(request));
     return { id: user.id, username: user.username, is_admin: user.is_admin };
+  }
+
+  /**
+   * A sign-in with a username and password (POST /rest-api/session/): the same checks, cache
+   * and login throttle as a Basic credential. Throws 401 (no Basic challenge: it is not Basic) or 429.
+   */
+  async login(db: Db, request: FastifyRequest, username: string, password: string): Promise<AuthUser> {
+    // No account's name or password holds a NUL, and PostgreSQL could not look one up.
+    const user = username.includes('\u0000') || password.includes('\u0000') ? undefined : await this.password(db, { scheme: 'basic', username, password }, request.ip, this.opts.now());
+    if (!user) throw unauthorized('Invalid username/password.', false);
+    if (!user.is_active) throw unauthorized('User inactive or deleted.', false);
+    return { id: user.id, username: user.username, is_admin: user.is_admin };
+  }
+
+  private async password(db: Db, credential: Credential & { scheme: 'basic' }, ip: string, now: number): Promise<UserRow | undefined> {
+    return this.throttle.login(db, credential.username, ip, await this.known(db, credential, now), () => this.verify(db, credential, now));
   }
 
   /**
@@ -154,6 +185,17 @@ export class Authenticator {
     this.verified.set(key, now + this.opts.cacheMs);
     return true;
   }
+}
+
+/**
+ * Whether a 401 may carry `WWW-Authenticate: Basic`. Not to the console: a browser answers that
+ * header with its own login dialog. Its requests are told apart by the session cookie, or by
+ * `Sec-Fetch-Mode` (sent by browsers; `navigate` when a person opens an API URL, who may well
+ * want the dialog). API clients send neither and keep the challenge (contract §2).
+ */
+function challenges(request: FastifyRequest): boolean {
+  const mode = request.headers['sec-fetch-mode'];
+  return sessionCookie(request) === undefined && (mode === undefined || mode === 'navigate');
 }
 
 // A valid hash of a random secret, checked when the user does not exist.

@@ -22,8 +22,12 @@ export const invalid = (errors: FieldErrors) => new AppError(400, errors);
 export const forbidden = () => new AppError(403, { detail: 'You do not have permission to perform this action.' });
 export const conflict = (detail: string) => new AppError(409, { detail });
 export const methodNotAllowed = (method: string) => new AppError(405, { detail: `Method "${method}" not allowed.` });
-export const unauthorized = (detail = 'Authentication credentials were not provided.') =>
-  new AppError(401, { detail }, { 'www-authenticate': 'Basic realm="api"' });
+/**
+ * 401. `challenge` false leaves out `WWW-Authenticate: Basic`, which makes a browser open its
+ * own login dialog over the console's page (http/auth.ts decides when).
+ */
+export const unauthorized = (detail = 'Authentication credentials were not provided.', challenge = true) =>
+  new AppError(401, { detail }, challenge ? { 'www-authenticate': 'Basic realm="api"' } : {});
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new AppError(
     429,

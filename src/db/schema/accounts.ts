@@ -1,6 +1,6 @@
-/** Users, their API tokens, payments (contract §3), failed logins and idempotency keys. */
+/** Users, their API tokens, payments (contract §3), failed logins, idempotency keys and browser sessions. */
 import { boolean, index, integer, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
-import { createdDate, updatedDate } from './columns.ts';
+import { createdDate, timestamptz, updatedDate } from './columns.ts';
 
 export const users = pgTable('users', {
   id: serial('id').primaryKey(),
@@ -85,4 +85,29 @@ export const idempotencyKeys = pgTable(
     created: timestamp('created', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'idempotency_keys_pkey', columns: [t.user_id, t.key] }), index('idempotency_keys_created_idx').on(t.created)],
+);
+
+/**
+ * Browser sign-ins (the console's `dialer_session` cookie, src/http/sessions.ts). Only a hash of
+ * the cookie's secret is kept; the CSRF token is kept in clear, since it is answered again to
+ * the signed-in browser and is worth nothing without the cookie. A signed-out session's row is
+ * deleted; expired rows are pruned at sign-in.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: serial('id').primaryKey(),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** sha256 (hex) of the cookie's secret, which is 256 random bits: a slow hash would add nothing. */
+    secret_hash: varchar('secret_hash', { length: 64 }).notNull().unique(),
+    csrf_token: varchar('csrf_token', { length: 64 }).notNull(),
+    created: timestamptz('created').notNull(),
+    /** Absolute: SESSION_HOURS after sign-in, whatever the use. */
+    expires: timestamptz('expires').notNull(),
+    /** Moved forward at most every few minutes (not a write per request). */
+    last_seen: timestamptz('last_seen').notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.user_id), index('sessions_expires_idx').on(t.expires)],
 );

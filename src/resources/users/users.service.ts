@@ -17,6 +17,7 @@ import {
   updateUser,
   type UserRow,
 } from '../../users/users.repository.ts';
+import { deleteUserSessions } from '../../users/sessions.repository.ts';
 
 export interface UserInput {
   username?: string;
@@ -79,16 +80,20 @@ export async function changeAccount(db: Db, user: UserRow, input: UserInput): Pr
   if (input.password !== undefined) changes.password_hash = await hashSecret(input.password);
   // Nobody could manage accounts any more (nor undo this) without a shell and the database.
   const losesAdmin = user.is_admin && user.is_active && (input.is_admin === false || input.is_active === false);
-  const row = losesAdmin
-    ? await db.transaction(async (tx) => {
-        // Every active admin row is locked: two admins demoting each other at once are taken one
-        // after the other, and the second counts what the first left (a count alone let both pass).
-        if ((await lockActiveAdmins(tx)) <= 1) {
-          throw new AccountError('the last active admin cannot be deactivated or made a regular user', input.is_active === false ? 'is_active' : 'is_admin');
-        }
-        return (await updateUser(tx, user.id, changes)) as UserRow;
-      })
-    : ((await updateUser(db, user.id, changes)) as UserRow);
+  // A new password or a deactivation signs the account out of every browser, with the change.
+  const endsSessions = input.password !== undefined || input.is_active === false;
+  const row =
+    losesAdmin || endsSessions
+      ? await db.transaction(async (tx) => {
+          // Every active admin row is locked: two admins demoting each other at once are taken one
+          // after the other, and the second counts what the first left (a count alone let both pass).
+          if (losesAdmin && (await lockActiveAdmins(tx)) <= 1) {
+            throw new AccountError('the last active admin cannot be deactivated or made a regular user', input.is_active === false ? 'is_active' : 'is_admin');
+          }
+          if (endsSessions) await deleteUserSessions(tx, user.id);
+          return (await updateUser(tx, user.id, changes)) as UserRow;
+        })
+      : ((await updateUser(db, user.id, changes)) as UserRow);
   userChanged(user.id); // other processes hear of it from the users_changed trigger
   return row;
 }

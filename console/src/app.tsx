@@ -7,12 +7,24 @@ import { NavLink, Route, Routes } from 'react-router';
 import { LiveEventsProvider, useStreamState } from './api/events.tsx';
 import { useSession, useUser } from './api/session.tsx';
 import { NotBuilt } from './components/not-built.tsx';
-import { EmptyState, Loading } from './components/ui.tsx';
+import { EmptyState, ErrorMessage, Loading } from './components/ui.tsx';
 import { PAGES, type PageEntry } from './pages.ts';
 import { SignIn } from './sign-in.tsx';
 
 export function App() {
-  const { user } = useSession();
+  const { user, error, retry } = useSession();
+  if (user === undefined && error) {
+    return (
+      <main className="sign-in">
+        <EmptyState title="The server cannot be reached">
+          <ErrorMessage error={error} />
+          <button type="button" onClick={retry}>
+            Try again
+          </button>
+        </EmptyState>
+      </main>
+    );
+  }
   if (user === undefined) return <Loading what="Opening the console…" />;
   if (user === null) return <SignIn />;
   return (
@@ -65,7 +77,7 @@ function Shell() {
             <li key={p.path}>
               <NavLink to={p.path} end={p.path === '/'}>
                 {p.label}
-                {!p.load && <span className="soon"> · not built yet</span>}
+                {!p.load && <span className="soon">not built yet</span>}
               </NavLink>
             </li>
           ))}

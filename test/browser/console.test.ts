@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { request, type Server, startServe } from '../cli-process.ts';
+import { request, type Server, startServe, stop } from '../cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium'; // Debian's package, a peer (scripts/peers.js)
@@ -68,18 +68,24 @@ async function signIn(page: Page, username: string, password: string): Promise<v
 describe(`the console in Chromium (${dbLabel})`, () => {
   let gatewayUrl: string;
   let alicesOwn: { id: number; name: string };
+  let dropDatabase: (() => Promise<void>) | undefined;
+  // Here, not inside before(): an after() registered in a hook runs as soon as that hook ends.
+  after(async () => {
+    await browser?.close();
+    if (server) await stop(server);
+    await dropDatabase?.();
+  });
 
   before(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
     if (onPostgres) {
-      const { url, drop } = await freshPostgresDatabase();
-      after(drop);
-      env.DATABASE_URL = url;
+      const fresh = await freshPostgresDatabase();
+      dropDatabase = fresh.drop;
+      env.DATABASE_URL = fresh.url;
     }
     server = await startServe(env);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-    after(() => browser.close());
 
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0.02' });
     await create(admin, 'accounts', { username: 'bob', password: 'bob-pw', balance: '50' });
@@ -148,7 +154,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       // Set on this document: still there at the end proves the page never reloaded.
       await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
       const menu = page.getByRole('navigation', { name: 'Main' });
-      await menu.getByRole('link', { name: 'Campaigns' }).click();
+      await menu.getByRole('link', { name: 'Campaigns', exact: true }).click();
       await page.getByRole('link', { name: 'New campaign' }).first().click();
       await page.getByRole('heading', { name: 'New campaign' }).waitFor();
 
@@ -197,8 +203,11 @@ describe(`the console in Chromium (${dbLabel})`, () => {
 
       // The same at phone width: the menu folds behind a button.
       await page.setViewportSize(PHONE);
-      await menu.evaluate((el) => el.scrollIntoView());
+      assert.equal(await menu.count(), 0, 'the menu is folded at phone width');
       await shot(page, 'campaign-page-phone');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await menu.getByRole('link', { name: 'Dashboard' }).waitFor();
+      await shot(page, 'menu-phone');
     } finally {
       await context.close();
     }
@@ -210,7 +219,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       const alices = alicesOwn;
       await signIn(page, 'bob', 'bob-pw');
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns', exact: true }).click();
       await page.getByRole('link', { name: 'Bob private campaign' }).waitFor();
       assert.equal(await page.getByRole('link', { name: alices.name }).count(), 0);
       await shot(page, 'campaigns-list-bob');

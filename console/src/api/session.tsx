@@ -14,6 +14,9 @@ const sessionKey = ['session'] as const;
 interface SessionContext {
   /** undefined while the first read runs; null when signed out. */
   user: SessionUser | null | undefined;
+  /** Why the session could not be read (the server down), while `user` is undefined. */
+  error: Error | null;
+  retry(): void;
   signIn(username: string, password: string): Promise<void>;
   signOut(): Promise<void>;
 }
@@ -31,7 +34,7 @@ async function readSession(): Promise<SessionUser | null> {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
-  const { data: user } = useQuery({ queryKey: sessionKey, queryFn: readSession, staleTime: Infinity, retry: 1 });
+  const { data: user, error, refetch } = useQuery({ queryKey: sessionKey, queryFn: readSession, staleTime: Infinity, retry: 1 });
 
   useEffect(() => setCsrfToken(user?.csrf_token), [user]);
   useEffect(() => {
@@ -55,12 +58,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       await del(SESSION);
     } finally {
       setCsrfToken(undefined);
-      client.clear();
       client.setQueryData(sessionKey, null);
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
     }
   }, [client]);
 
-  const value = useMemo(() => ({ user, signIn, signOut }), [user, signIn, signOut]);
+  const value = useMemo(() => ({ user, error, retry: () => void refetch(), signIn, signOut }), [user, error, refetch, signIn, signOut]);
   return <Context.Provider value={value}>{children}</Context.Provider>;
 }
 

@@ -47,7 +47,7 @@ export function CallFigures({ campaign, perMinute }: { campaign: CampaignBase; p
     <dl className="figures">
       {perMinute !== undefined && (
         <div>
-          <dt>Calls in the last minute</dt>
+          <dt title="Calls started in the last 60 seconds that have ended (from their call records)">Calls per minute</dt>
           <dd data-testid="calls-per-minute">{formatInteger(perMinute)}</dd>
         </div>
       )}

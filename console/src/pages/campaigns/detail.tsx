@@ -88,7 +88,7 @@ export function CampaignPage() {
       <p className="crumbs">
         <Link to="/campaigns">Campaigns</Link> /
       </p>
-      <div className="page-head">
+      <div className="page-head title">
         <h1>{c.name}</h1>
         <span className={`status status-${c.status}`} data-testid="status">
           {statusName(c.status)}

@@ -24,7 +24,7 @@ export interface FormField {
   kind: FieldKind;
 }
 
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
 export const GROUPS: { title: string; fields: FormField[] }[] = [
   {
@@ -60,7 +60,7 @@ export const GROUPS: { title: string; fields: FormField[] }[] = [
       { name: 'expirationdate', label: 'Expires', hint: 'It ends by itself then.', kind: { type: 'datetime' } },
       { name: 'daily_start_time', label: 'Daily from', kind: { type: 'time' } },
       { name: 'daily_stop_time', label: 'Daily until', hint: 'A window may cross midnight.', kind: { type: 'time' } },
-      ...WEEKDAYS.map((d): FormField => ({ name: d, label: d.charAt(0).toUpperCase() + d.slice(1), kind: { type: 'checkbox' } })),
+      ...WEEKDAYS.map((d): FormField => ({ name: d, label: d.charAt(0).toUpperCase() + d.slice(1, 3), kind: { type: 'checkbox' } })),
       {
         name: 'timezone_dialing',
         label: 'Read the hours in each contact’s own time zone',

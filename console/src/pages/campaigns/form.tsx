@@ -6,7 +6,7 @@ import { ApiError, idOf, listPath, patch, post, recordPath } from '../../api/cli
 import { useChoices } from '../../api/queries.ts';
 import type { VoiceCampaign } from '../../api/types.ts';
 import { ErrorMessage, Field } from '../../components/ui.tsx';
-import { GROUPS, initialValues, requestBody, type FormField, type FormValues } from './fields.ts';
+import { GROUPS, initialValues, requestBody, WEEKDAYS, type FormField, type FormValues } from './fields.ts';
 
 type Props = { id: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean };
 
@@ -96,6 +96,25 @@ function Input({ field, values, set, errors }: { field: FormField; values: FormV
   );
 }
 
+const isWeekday = (f: FormField) => (WEEKDAYS as readonly string[]).includes(f.name);
+
+/** The seven calling days as one row of checkboxes. */
+function Weekdays({ fields, values, set, errors }: { fields: FormField[]; values: FormValues; set: (name: string, v: boolean) => void; errors: Record<string, string[]> }) {
+  const messages = fields.flatMap((f) => errors[f.name] ?? []);
+  return (
+    <fieldset className={`checklist${messages.length ? ' field-invalid' : ''}`}>
+      <legend>Calling days</legend>
+      {fields.map((f) => (
+        <label key={f.name} className="check">
+          <input type="checkbox" name={f.name} checked={values[f.name] as boolean} onChange={(e) => set(f.name, e.target.checked)} />
+          {f.label}
+        </label>
+      ))}
+      {messages.length ? <p className="field-error">{messages.join(' ')}</p> : null}
+    </fieldset>
+  );
+}
+
 export function CampaignForm({ campaign }: { campaign?: VoiceCampaign }) {
   const isNew = !campaign;
   const [initial] = useState(() => initialValues(campaign));
@@ -114,12 +133,19 @@ export function CampaignForm({ campaign }: { campaign?: VoiceCampaign }) {
       void navigate(`/campaigns/${id}`);
     },
   });
-  const errors = save.error instanceof ApiError ? save.error.fields : {};
+  // A field's message stays until that field is edited (then it is stale) or the form is sent again.
+  const [edited, setEdited] = useState<Set<string>>(new Set());
+  const apiErrors = save.error instanceof ApiError ? save.error.fields : {};
+  const errors = Object.fromEntries(Object.entries(apiErrors).filter(([k]) => !edited.has(k)));
   const known = new Set(GROUPS.flatMap((g) => g.fields.map((f) => f.name)));
-  const other = Object.entries(errors).filter(([k]) => !known.has(k as FormField['name']));
-  const set = (name: string, v: FormValues[string]) => setValues((old) => ({ ...old, [name]: v }));
+  const other = Object.entries(apiErrors).filter(([k]) => !known.has(k as FormField['name']));
+  const set = (name: string, v: FormValues[string]) => {
+    setValues((old) => ({ ...old, [name]: v }));
+    setEdited((old) => new Set(old).add(name));
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setEdited(new Set());
     save.mutate();
   };
 
@@ -144,9 +170,13 @@ export function CampaignForm({ campaign }: { campaign?: VoiceCampaign }) {
         <fieldset key={g.title} className="group">
           <legend>{g.title}</legend>
           <div className="group-fields">
-            {g.fields.map((f) => (
-              <Input key={f.name} field={f} values={values} set={set} errors={errors[f.name]} />
-            ))}
+            {g.fields.map((f) =>
+              isWeekday(f) ? (
+                f.name === WEEKDAYS[0] && <Weekdays key="days" fields={g.fields.filter(isWeekday)} values={values} set={set} errors={errors} />
+              ) : (
+                <Input key={f.name} field={f} values={values} set={set} errors={errors[f.name]} />
+              ),
+            )}
           </div>
         </fieldset>
       ))}

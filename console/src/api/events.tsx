@@ -14,6 +14,7 @@
  */
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { InvalidationBatcher } from './batcher.ts';
 import { API } from './client.ts';
 import type { DialerEvent } from './types.ts';
 
@@ -58,26 +59,19 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
-    let stale = new Set<string>();
-    let batch: DialerEvent[] = [];
-    let timer: ReturnType<typeof setTimeout> | undefined;
-
-    const flush = () => {
-      timer = undefined;
-      const waiting = new Set<string>();
-      for (const resource of stale) {
-        if (client.isFetching({ queryKey: [resource] }) > 0) waiting.add(resource);
-        else void client.invalidateQueries({ queryKey: [resource] }, { cancelRefetch: false });
-      }
-      stale = waiting;
-      const events = batch;
-      batch = [];
-      for (const l of listeners) {
-        const mine = l.types ? events.filter((e) => (l.types as Set<string>).has(e.type)) : events;
-        if (mine.length) l.onBatch(mine);
-      }
-      if (stale.size) timer = setTimeout(flush, FLUSH_MS);
-    };
+    const batcher = new InvalidationBatcher<DialerEvent>(
+      {
+        isFetching: (resource) => client.isFetching({ queryKey: [resource] }) > 0,
+        invalidate: (resource) => void client.invalidateQueries({ queryKey: [resource] }, { cancelRefetch: false }),
+      },
+      FLUSH_MS,
+      (events) => {
+        for (const l of listeners) {
+          const mine = l.types ? events.filter((e) => (l.types as Set<string>).has(e.type)) : events;
+          if (mine.length) l.onBatch(mine);
+        }
+      },
+    );
     const onEvent = (message: MessageEvent<string>) => {
       let event: DialerEvent;
       try {
@@ -85,9 +79,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
       } catch {
         return;
       }
-      for (const r of resourcesOf(event.type)) stale.add(r);
-      if (listeners.size) batch.push(event);
-      timer ??= setTimeout(flush, FLUSH_MS);
+      batcher.add(event, resourcesOf(event.type));
     };
     const connect = () => {
       const es = new EventSource(`${API}/events/`, { withCredentials: true });
@@ -109,7 +101,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
     connect();
     return () => {
       source?.close();
-      if (timer) clearTimeout(timer);
+      batcher.stop();
       if (retry) clearTimeout(retry);
     };
   }, [client, listeners]);

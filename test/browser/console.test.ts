@@ -146,6 +146,23 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     }
   });
 
+  test('sign-in: a throttled username (429) is told to wait, with the time the server gives', async () => {
+    // Ten failures from this address lock the username (README, "Login throttling"); the
+    // browser's attempt comes from the same address.
+    for (let i = 0; i < 10; i++) {
+      const res = await request(server, 'POST', '/rest-api/session/', undefined, { username: 'mallory', password: `guess-${i}` });
+      assert.equal(res.status, 401, JSON.stringify(res.body));
+    }
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'mallory', 'one-more-guess');
+      await page.getByRole('alert').filter({ hasText: /^Too many failed attempts for this username\. Try again in \d+ minutes?\.$/ }).waitFor();
+      await shot(page, 'sign-in-throttled');
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a campaign made with the form, started, reaches END on the dashboard live; its calls export as CSV', async () => {
     const { context, page } = await newPage();
     try {

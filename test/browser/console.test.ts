@@ -68,6 +68,7 @@ async function signIn(page: Page, username: string, password: string): Promise<v
 describe(`the console in Chromium (${dbLabel})`, () => {
   let gatewayUrl: string;
   let alicesOwn: { id: number; name: string };
+  let tomorrowsId: number;
   let dropDatabase: (() => Promise<void>) | undefined;
   // Here, not inside before(): an after() registered in a hook runs as soon as that hook ends.
   after(async () => {
@@ -101,6 +102,16 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     const campaign = (auth: string, name: string, m: typeof a) =>
       create(auth, 'campaigns', { name, phonebook: [m.book.url], object_id: Number(/(\d+)\/$/.exec(m.survey.url)?.[1]), aleg_gateway: gatewayUrl });
     alicesOwn = await campaign(alice, 'Alice private campaign', a);
+    // Starts tomorrow: once started it waits, which leaves time to pause, resume and abort it.
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const later = await create(alice, 'campaigns', {
+      name: 'Alice campaign for tomorrow',
+      phonebook: [a.book.url],
+      object_id: Number(/(\d+)\/$/.exec(a.survey.url)?.[1]),
+      aleg_gateway: gatewayUrl,
+      startingdate: tomorrow,
+    });
+    tomorrowsId = later.id;
     await campaign(bob, 'Bob private campaign', b);
   });
 
@@ -225,6 +236,40 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Menu' }).click();
       await menu.getByRole('link', { name: 'Dashboard' }).waitFor();
       await shot(page, 'menu-phone');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('start, pause, resume, and abort only once confirmed (Escape cancels); what it waits for in plain words', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      await page.goto(`${server.base}/campaigns/${tomorrowsId}`);
+      const status = page.getByTestId('status');
+      await status.filter({ hasText: 'Not started' }).waitFor();
+      await page.getByRole('button', { name: 'Start' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Abort Alice campaign for tomorrow?' });
+      await dialog.waitFor();
+      await shot(page, 'abort-confirmation');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await status.innerText(), 'Running');
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
+      await status.filter({ hasText: 'Aborted' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
+      const record = await request(server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
+      assert.equal(record.body.status, 3, JSON.stringify(record.body));
     } finally {
       await context.close();
     }

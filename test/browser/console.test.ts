@@ -90,6 +90,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
 
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0.02' });
     await create(admin, 'accounts', { username: 'bob', password: 'bob-pw', balance: '50' });
+    await create(admin, 'accounts', { username: 'dora', password: 'dora-pw', balance: '0' }); // owns nothing
     // Everyone answers and stays on the line; 60 simulated seconds per real second.
     const gateway = await create(admin, 'gateway', {
       name: 'Simulated carrier',
@@ -134,13 +135,13 @@ describe(`the console in Chromium (${dbLabel})`, () => {
   test('sign-in: a wrong password shows an error; the right one opens the dashboard with the user named', async () => {
     const { context, page } = await newPage();
     try {
-      await signIn(page, 'alice', 'not-her-password');
+      await signIn(page, 'dora', 'not-her-password');
       await page.getByRole('alert').filter({ hasText: 'Wrong username or password.' }).waitFor();
       await shot(page, 'sign-in-wrong-password');
-      await page.getByLabel('Password').fill('alice-pw');
+      await page.getByLabel('Password').fill('dora-pw');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-      assert.match(await page.getByTestId('current-user').innerText(), /^alice$/);
+      assert.match(await page.getByTestId('current-user').innerText(), /^dora$/);
       await page.getByText('No campaign is running').waitFor();
       // Every page of the issue is in the menu; those not built say so.
       const menu = page.getByRole('navigation', { name: 'Main' });
@@ -270,6 +271,33 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
       const record = await request(server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
       assert.equal(record.body.status, 3, JSON.stringify(record.body));
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an SMS campaign shows on the dashboard with its messages, live', async () => {
+    const smsGateway = await create(admin, 'sms-gateway', { name: 'Simulated texts', settings: { delivery_rate: 1, failure_rate: 0 } });
+    const book = await create(alice, 'phonebook', { name: 'Alice texts book' });
+    for (const contact of ['+15550300001', '+15550300002']) await create(alice, 'contact', { phonebook: book.url, contact });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      // Started after the page opened: it appears, and ends, through the event stream alone.
+      await create(alice, 'sms-campaigns', {
+        name: 'Spring texts',
+        sms_gateway: smsGateway.url,
+        phonebook: [book.url],
+        text_message: 'Spring offer: reply STOP to opt out.',
+        status: 1,
+        end_when_done: true,
+      });
+      const card = page.getByRole('article', { name: 'SMS campaign Spring texts' });
+      await card.waitFor();
+      await card.getByText('Messages sent').waitFor();
+      await card.getByText('2 of 2 done').waitFor({ timeout: 60_000 });
+      await shot(page, 'dashboard-sms');
     } finally {
       await context.close();
     }

@@ -66,3 +66,30 @@ export function CallFigures({ campaign, perMinute }: { campaign: CampaignBase; p
     </dl>
   );
 }
+
+/** An SMS campaign's messages: sent, delivered (and the delivery rate), failed, spend. */
+export function SmsFigures({ campaign }: { campaign: CampaignBase }) {
+  const p = campaign.progress as CampaignBase['progress'] & { messages_sent?: number; delivered?: number; failed?: number };
+  const sent = p.messages_sent ?? 0;
+  const delivered = p.delivered ?? 0;
+  return (
+    <dl className="figures">
+      <div>
+        <dt>Messages sent</dt>
+        <dd>{formatInteger(sent)}</dd>
+      </div>
+      <div>
+        <dt>Delivered</dt>
+        <dd>{sent ? `${formatPercent(delivered / sent)} (${formatInteger(delivered)})` : '–'}</dd>
+      </div>
+      <div>
+        <dt>Failed</dt>
+        <dd>{formatInteger(p.failed ?? 0)}</dd>
+      </div>
+      <div>
+        <dt>Spend</dt>
+        <dd>{formatMoney(p.total_cost)}</dd>
+      </div>
+    </dl>
+  );
+}

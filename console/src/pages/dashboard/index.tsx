@@ -7,7 +7,7 @@ import { Link } from 'react-router';
 import { useAllCampaigns, useAllSmsCampaigns, useCallsLastMinute, useMe } from '../../api/queries.ts';
 import { CampaignStatus, type CampaignBase } from '../../api/types.ts';
 import { dialingStateWords, statusName } from '../../campaign-words.ts';
-import { CallFigures, ProgressBar, SubscriberCounts } from '../../components/campaign-progress.tsx';
+import { CallFigures, ProgressBar, SmsFigures, SubscriberCounts } from '../../components/campaign-progress.tsx';
 import { EmptyState, ErrorMessage, Loading } from '../../components/ui.tsx';
 import { formatMoney } from '../../format.ts';
 
@@ -32,7 +32,11 @@ function CampaignCard({ campaign, kind }: { campaign: CampaignBase; kind: Kind }
       </p>
       <ProgressBar campaign={campaign} />
       <SubscriberCounts campaign={campaign} compact />
-      {kind === 'voice' && <CallFigures campaign={campaign} perMinute={running ? (perMinute.data ?? undefined) : undefined} />}
+      {kind === 'voice' ? (
+        <CallFigures campaign={campaign} perMinute={running ? (perMinute.data ?? undefined) : undefined} />
+      ) : (
+        <SmsFigures campaign={campaign} />
+      )}
     </article>
   );
 }

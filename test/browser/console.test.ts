@@ -21,6 +21,7 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
 const SHOTS = path.resolve('test-output/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+const ZONE = 'America/New_York';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -52,7 +53,8 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  // A zone that is not UTC, so the test sees times shown in the browser's zone, not the server's.
+  const context = await browser.newContext({ viewport, acceptDownloads: true, locale: 'en-US', timezoneId: ZONE });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   return { context, page };
@@ -138,8 +140,9 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       await signIn(page, 'dora', 'not-her-password');
       await page.getByRole('alert').filter({ hasText: 'Wrong username or password.' }).waitFor();
       await shot(page, 'sign-in-wrong-password');
+      // The keyboard alone: Enter in the password field signs in.
       await page.getByLabel('Password').fill('dora-pw');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Password').press('Enter');
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       assert.match(await page.getByTestId('current-user').innerText(), /^dora$/);
       await page.getByText('No campaign is running').waitFor();
@@ -223,6 +226,12 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       await page.getByRole('heading', { name: 'Calls' }).waitFor();
       await page.locator('table.cdrs tbody tr').nth(2).waitFor();
       await shot(page, 'campaign-page');
+      // Times in the browser's zone, the UTC instant in the title.
+      const time = page.locator('table.cdrs time').first();
+      const instant = new Date(String(await time.getAttribute('datetime')));
+      assert.equal(await time.getAttribute('title'), `${instant.toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+      const local = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, dateStyle: 'medium', timeStyle: 'medium' }).format(instant);
+      assert.equal(await time.innerText(), local);
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
       const csv = fs.readFileSync(await download.path(), 'utf8');
       const lines = csv.trim().split(/\r?\n/);

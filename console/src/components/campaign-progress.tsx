@@ -60,7 +60,7 @@ export function CallFigures({ campaign, perMinute }: { campaign: CampaignBase; p
         <dd>{placed ? `${formatPercent(answered / placed)} (${formatInteger(answered)})` : '–'}</dd>
       </div>
       <div>
-        <dt>Spend</dt>
+        <dt>Cost so far</dt>
         <dd data-testid="spend">{formatMoney(p.total_cost)}</dd>
       </div>
     </dl>

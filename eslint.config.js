@@ -34,7 +34,7 @@ const boundaries = Object.entries(layers).map(([layer, allowed]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.bench-tmp/', 'dist/'] },
+  { ignores: ['node_modules/', 'data/', '.bench-tmp/', 'dist/', 'console/dist/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Api, AppDeps, Resource } from './http/api.ts';
 import { Authenticator } from './http/auth.ts';
+import { registerConsole } from './http/console.ts';
 import { AppError, clientErrorHandler, methodNotAllowed, registerErrorHandler } from './http/errors.ts';
 import { boundaryError } from './http/multipart.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -205,6 +206,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+
+  // The operators' console at `/` (every path outside /rest-api/ that a browser opens).
+  await registerConsole(app, deps.consoleDir);
 
   return app;
 }

@@ -30,6 +30,8 @@ export interface AppDeps {
   auth?: AuthOptions;
   /** Absent when this process serves the API only; the engine then finds work by polling. */
   engine?: EngineSignal;
+  /** The built console served at `/`; defaults to the package's console/dist (tests point elsewhere). */
+  consoleDir?: string;
   /** Log destination for tests; defaults to stdout at config.logLevel. */
   logger?: boolean | object;
 }

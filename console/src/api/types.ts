@@ -1,0 +1,122 @@
+/** The API's records as the console reads them (docs/contract.md; the OpenAPI document has them all). */
+
+export interface SessionUser {
+  username: string;
+  is_admin: boolean;
+  csrf_token: string;
+  expires: string;
+}
+
+export interface User {
+  url: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  balance: number;
+  call_rate: number;
+  sms_rate: number;
+}
+
+/** Contract §4: campaign and SMS campaign status. */
+export const CampaignStatus = { New: 0, Start: 1, Pause: 2, Abort: 3, End: 4 } as const;
+
+export interface CampaignProgress {
+  subscribers: Record<string, number> & { total: number };
+  calls_placed?: number;
+  answered?: number;
+  total_cost?: string;
+  [key: string]: unknown;
+}
+
+/** The fields both kinds share (voice and SMS campaigns). */
+export interface CampaignBase {
+  id: number;
+  url: string;
+  name: string;
+  description: string;
+  callerid: string;
+  phonebook: string[];
+  startingdate: string | null;
+  expirationdate: string | null;
+  user: string;
+  status: number;
+  frequency: number;
+  callmaxduration: number;
+  maxretry: number;
+  intervalretry: number;
+  daily_start_time: string;
+  daily_stop_time: string;
+  monday: boolean;
+  tuesday: boolean;
+  wednesday: boolean;
+  thursday: boolean;
+  friday: boolean;
+  saturday: boolean;
+  sunday: boolean;
+  end_when_done: boolean;
+  has_been_started: boolean;
+  totalcontact: number;
+  dialing_state: string;
+  progress: CampaignProgress;
+  created_date: string;
+  updated_date: string;
+}
+
+export interface VoiceCampaign extends CampaignBase {
+  campaign_code: string;
+  caller_name: string;
+  max_aleg: number;
+  max_xfer: number;
+  dial_method: number;
+  agent_dial_rate: string;
+  calltimeout: number;
+  aleg_gateway: string | null;
+  sms_gateway: string | null;
+  object_id: number | null;
+  extra_data: string;
+  voicemail: boolean;
+  amd_behavior: number;
+  voicemail_audiofile: string | null;
+  dnc: string | null;
+  callerid_group: string | null;
+  timezone_dialing: boolean;
+  completion_enabled: boolean;
+}
+
+export interface SmsCampaign extends CampaignBase {
+  sms_gateway: string | null;
+  text_message?: string;
+}
+
+export interface Cdr {
+  url: string;
+  callid: string;
+  callerid: string;
+  phone_number: string;
+  starting_date: string;
+  duration: number;
+  billsec: number;
+  billed_duration: number;
+  call_cost: string;
+  hangup_cause_q850: number;
+  leg_type: number;
+  amd_status: number;
+  disposition: string;
+  callrequest: string;
+  campaign: string;
+}
+
+/** A record that other records link to, as a list shows it (name and link are all a picker needs). */
+export interface Named {
+  url: string;
+  name: string;
+}
+
+/** One event of the activity stream (README, "Events and webhooks"). */
+export interface DialerEvent {
+  id: string;
+  type: string;
+  created: string;
+  data: Record<string, unknown>;
+}

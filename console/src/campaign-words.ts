@@ -1,0 +1,50 @@
+/** Campaign statuses and `dialing_state` in plain words, shared by every page that shows a campaign. */
+import { CampaignStatus } from './api/types.ts';
+
+export const STATUS_NAMES: Record<number, string> = {
+  [CampaignStatus.New]: 'Not started',
+  [CampaignStatus.Start]: 'Running',
+  [CampaignStatus.Pause]: 'Paused',
+  [CampaignStatus.Abort]: 'Aborted',
+  [CampaignStatus.End]: 'Ended',
+};
+
+export const statusName = (status: number) => STATUS_NAMES[status] ?? `Status ${status}`;
+
+/** `dialing_state` (src/campaign/dialing-state.ts and the engine's waits) → a sentence for an operator. */
+const STATES: Record<string, string> = {
+  dialing: 'Dialing now.',
+  sending: 'Sending now.',
+  'not started': 'Not started yet: start it when it is ready.',
+  paused: 'Paused: resume it to go on.',
+  aborted: 'Aborted: it will not dial again.',
+  ended: 'Ended.',
+  'before start date': 'Waiting for its start date.',
+  expired: 'Its expiration date has passed.',
+  'outside daily hours': 'Waiting for its daily calling hours.',
+  'not a dialing day': 'Waiting: today is not one of its calling days.',
+  'gateway inactive': 'Waiting: its gateway is switched off.',
+  'all subscribers done, waiting for new contacts': 'Every contact is done; waiting for new contacts in its phonebooks.',
+  'no subscribers, waiting for contacts': 'Waiting for contacts: its phonebooks are empty.',
+  'waiting for credit': 'Waiting for credit: the balance is too low for the next call.',
+  'no gateway': 'Waiting: it has no gateway to call through.',
+  'no sms gateway': 'Waiting: it has no SMS gateway to send through.',
+  'account deactivated': 'Waiting: the owner’s account is deactivated.',
+};
+
+export function dialingStateWords(state: string): string {
+  return STATES[state] ?? `${state.charAt(0).toUpperCase()}${state.slice(1)}.`;
+}
+
+/** Subscriber status names (the keys of `progress.subscribers`) as labels, in the order shown. */
+export const SUBSCRIBER_LABELS: [string, string][] = [
+  ['pending', 'Pending'],
+  ['in_process', 'In progress'],
+  ['sent', 'Reached'],
+  ['completed', 'Completed'],
+  ['complete', 'Sent'],
+  ['fail', 'Failed'],
+  ['not_authorized', 'Do not call'],
+  ['abort', 'Aborted'],
+  ['pause', 'Paused'],
+];

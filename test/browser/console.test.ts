@@ -1,0 +1,333 @@
+/**
+ * The operators' console in a real browser (issue 15): Debian's Chromium driven by
+ * playwright-core against the real server started as a process (`campaign-dialer serve`, a
+ * fresh DATA_DIR, or a fresh PostgreSQL database when TEST_DATABASE_URL is set) serving the
+ * console built by `npm install`. Users, the gateway and the material of a campaign are made
+ * through the API; everything the test asserts is done through the page. Each flow saves
+ * screenshots under test-output/screenshots/ (look at them: they are the review of the layout).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { request, type Server, startServe, stop } from '../cli-process.ts';
+import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium'; // Debian's package, a peer (scripts/peers.js)
+// What works on this machine's closed network (a browser download never does).
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SHOTS = path.resolve('test-output/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const ZONE = 'America/New_York';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const admin = basic('admin', 'admin-pw');
+const alice = basic('alice', 'alice-pw');
+const bob = basic('bob', 'bob-pw');
+
+let server: Server;
+let browser: Browser;
+
+/** POST through the API; the created record (assert 201, or show the body). */
+async function create(auth: string, resource: string, body: unknown): Promise<any> {
+  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
+  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A phonebook of `numbers` and a one-section survey (a closing message that completes), owned by `auth`. */
+async function material(auth: string, label: string, numbers: string[]) {
+  const book = await create(auth, 'phonebook', { name: `${label} book` });
+  for (const contact of numbers) await create(auth, 'contact', { phonebook: book.url, contact, full_name: `Customer ${contact}` });
+  const survey = await create(auth, 'survey-template', { name: `${label} survey` });
+  await create(auth, 'section-template', { survey: survey.url, type: 7, question: 'Thanks', script: 'Thank you, goodbye.', completed: true });
+  return { book, survey };
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
+}
+
+async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  // A zone that is not UTC, so the test sees times shown in the browser's zone, not the server's.
+  const context = await browser.newContext({ viewport, acceptDownloads: true, locale: 'en-US', timezoneId: ZONE });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  return { context, page };
+}
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${server.base}/`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe(`the console in Chromium (${dbLabel})`, () => {
+  let gatewayUrl: string;
+  let alicesOwn: { id: number; name: string };
+  let tomorrowsId: number;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  // Here, not inside before(): an after() registered in a hook runs as soon as that hook ends.
+  after(async () => {
+    await browser?.close();
+    if (server) await stop(server);
+    await dropDatabase?.();
+  });
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
+    if (onPostgres) {
+      const fresh = await freshPostgresDatabase();
+      dropDatabase = fresh.drop;
+      env.DATABASE_URL = fresh.url;
+    }
+    server = await startServe(env);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+
+    await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0.02' });
+    await create(admin, 'accounts', { username: 'bob', password: 'bob-pw', balance: '50' });
+    await create(admin, 'accounts', { username: 'dora', password: 'dora-pw', balance: '0' }); // owns nothing
+    // Everyone answers and stays on the line; 60 simulated seconds per real second.
+    const gateway = await create(admin, 'gateway', {
+      name: 'Simulated carrier',
+      driver: 'simulator',
+      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [30, 60], dtmf: 'random', time_scale: 60 },
+    });
+    gatewayUrl = gateway.url;
+    const a = await material(alice, 'Alice', ['+15550100001', '+15550100002', '+15550100003']);
+    const b = await material(bob, 'Bob', ['+15550200001']);
+    const campaign = (auth: string, name: string, m: typeof a) =>
+      create(auth, 'campaigns', { name, phonebook: [m.book.url], object_id: Number(/(\d+)\/$/.exec(m.survey.url)?.[1]), aleg_gateway: gatewayUrl });
+    alicesOwn = await campaign(alice, 'Alice private campaign', a);
+    // Starts tomorrow: once started it waits, which leaves time to pause, resume and abort it.
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const later = await create(alice, 'campaigns', {
+      name: 'Alice campaign for tomorrow',
+      phonebook: [a.book.url],
+      object_id: Number(/(\d+)\/$/.exec(a.survey.url)?.[1]),
+      aleg_gateway: gatewayUrl,
+      startingdate: tomorrow,
+    });
+    tomorrowsId = later.id;
+    await campaign(bob, 'Bob private campaign', b);
+  });
+
+  test('/ serves the app, a deep link falls back to index.html, and /rest-api/nope/ is still a JSON 404', async () => {
+    const html = { accept: 'text/html' };
+    const home = await fetch(`${server.base}/`, { headers: html });
+    assert.equal(home.status, 200);
+    const index = await home.text();
+    assert.match(index, /<div id="root"><\/div>/);
+    assert.match(index, /<script type="module"[^>]* src="\/assets\/index-[\w-]+\.js"/);
+    const deep = await fetch(`${server.base}/some/deep/link`, { headers: html });
+    assert.equal(deep.status, 200);
+    assert.equal(await deep.text(), index);
+    const api = await fetch(`${server.base}/rest-api/nope/`, { headers: html });
+    assert.equal(api.status, 404);
+    assert.match(String(api.headers.get('content-type')), /^application\/json/);
+    assert.deepEqual(await api.json(), { detail: 'Not found.' });
+  });
+
+  test('sign-in: a wrong password shows an error; the right one opens the dashboard with the user named', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'dora', 'not-her-password');
+      await page.getByRole('alert').filter({ hasText: 'Wrong username or password.' }).waitFor();
+      await shot(page, 'sign-in-wrong-password');
+      // The keyboard alone: Enter in the password field signs in.
+      await page.getByLabel('Password').fill('dora-pw');
+      await page.getByLabel('Password').press('Enter');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      assert.match(await page.getByTestId('current-user').innerText(), /^dora$/);
+      await page.getByText('No campaign is running').waitFor();
+      // Every page of the issue is in the menu; those not built say so.
+      const menu = page.getByRole('navigation', { name: 'Main' });
+      for (const label of ['Dashboard', 'Phonebooks', 'DNC lists', 'Audio', 'Surveys', 'Campaigns', 'SMS campaigns', 'Gateways', 'SMS gateways', 'Webhooks', 'API tokens']) {
+        await menu.getByRole('link', { name: new RegExp(`^${label}\\b`) }).waitFor();
+      }
+      await shot(page, 'dashboard-empty');
+      await menu.getByRole('link', { name: /^Phonebooks/ }).click();
+      await page.getByText('This page is not built yet').waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('sign-in: a throttled username (429) is told to wait, with the time the server gives', async () => {
+    // Ten failures from this address lock the username (README, "Login throttling"); the
+    // browser's attempt comes from the same address.
+    for (let i = 0; i < 10; i++) {
+      const res = await request(server, 'POST', '/rest-api/session/', undefined, { username: 'mallory', password: `guess-${i}` });
+      assert.equal(res.status, 401, JSON.stringify(res.body));
+    }
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'mallory', 'one-more-guess');
+      await page.getByRole('alert').filter({ hasText: /^Too many failed attempts for this username\. Try again in \d+ minutes?\.$/ }).waitFor();
+      await shot(page, 'sign-in-throttled');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a campaign made with the form, started, reaches END on the dashboard live; its calls export as CSV', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      // Set on this document: still there at the end proves the page never reloaded.
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+      const menu = page.getByRole('navigation', { name: 'Main' });
+      await menu.getByRole('link', { name: 'Campaigns', exact: true }).click();
+      await page.getByRole('link', { name: 'New campaign' }).first().click();
+      await page.getByRole('heading', { name: 'New campaign' }).waitFor();
+
+      // Sent empty: the API's messages show beside the fields they name.
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.getByRole('alert').waitFor();
+      const nameField = page.getByLabel('Name', { exact: true });
+      assert.equal(await nameField.getAttribute('aria-invalid'), 'true');
+      await page.locator('.field-error').first().waitFor();
+      await shot(page, 'campaign-form-errors');
+
+      await nameField.fill('Spring survey');
+      await page.getByRole('checkbox', { name: 'Alice book' }).check();
+      await page.getByLabel('Survey').selectOption({ label: 'Alice survey' });
+      await page.getByLabel('Gateway', { exact: true }).selectOption({ label: 'Simulated carrier' });
+      await page.getByLabel('Calls per minute').fill('60');
+      await page.getByRole('checkbox', { name: 'End when every contact is done' }).check();
+      await shot(page, 'campaign-form-filled');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.getByRole('heading', { name: 'Spring survey' }).waitFor();
+      const campaignUrl = page.url();
+      assert.match(campaignUrl, /\/campaigns\/\d+$/);
+      assert.equal(await page.getByTestId('status').innerText(), 'Not started');
+      await page.getByRole('button', { name: 'Start' }).click();
+      await page.getByTestId('status').filter({ hasText: /Running|Ended/ }).waitFor();
+
+      await menu.getByRole('link', { name: 'Dashboard' }).click();
+      const card = page.getByRole('article', { name: 'Campaign Spring survey' });
+      await card.waitFor();
+      await shot(page, 'dashboard-running');
+      await card.getByTestId('status').filter({ hasText: 'Ended' }).waitFor({ timeout: 120_000 });
+      await card.getByText('3 of 3 done').waitFor();
+      assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the dashboard reloaded');
+      await shot(page, 'dashboard-ended');
+
+      await card.getByRole('link', { name: 'Spring survey' }).click();
+      await page.getByRole('heading', { name: 'Calls' }).waitFor();
+      await page.locator('table.cdrs tbody tr').nth(2).waitFor();
+      await shot(page, 'campaign-page');
+      // Times in the browser's zone, the UTC instant in the title.
+      const time = page.locator('table.cdrs time').first();
+      const instant = new Date(String(await time.getAttribute('datetime')));
+      assert.equal(await time.getAttribute('title'), `${instant.toISOString().slice(0, 19).replace('T', ' ')} UTC`);
+      const local = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, dateStyle: 'medium', timeStyle: 'medium' }).format(instant);
+      assert.equal(await time.innerText(), local);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+      const csv = fs.readFileSync(await download.path(), 'utf8');
+      const lines = csv.trim().split(/\r?\n/);
+      assert.equal(lines.length, 4, csv);
+      assert.match(lines[0], /phone_number/, csv);
+      for (const n of ['+15550100001', '+15550100002', '+15550100003']) assert.ok(lines.some((l) => l.includes(n)), `${n} not in:\n${csv}`);
+
+      // The same at phone width: the menu folds behind a button.
+      await page.setViewportSize(PHONE);
+      assert.equal(await menu.count(), 0, 'the menu is folded at phone width');
+      await shot(page, 'campaign-page-phone');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await menu.getByRole('link', { name: 'Dashboard' }).waitFor();
+      await shot(page, 'menu-phone');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('start, pause, resume, and abort only once confirmed (Escape cancels); what it waits for in plain words', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      await page.goto(`${server.base}/campaigns/${tomorrowsId}`);
+      const status = page.getByTestId('status');
+      await status.filter({ hasText: 'Not started' }).waitFor();
+      await page.getByRole('button', { name: 'Start' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Abort Alice campaign for tomorrow?' });
+      await dialog.waitFor();
+      await shot(page, 'abort-confirmation');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await status.innerText(), 'Running');
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
+      await status.filter({ hasText: 'Aborted' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
+      const record = await request(server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
+      assert.equal(record.body.status, 3, JSON.stringify(record.body));
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an SMS campaign shows on the dashboard with its messages, live', async () => {
+    const smsGateway = await create(admin, 'sms-gateway', { name: 'Simulated texts', settings: { delivery_rate: 1, failure_rate: 0 } });
+    const book = await create(alice, 'phonebook', { name: 'Alice texts book' });
+    for (const contact of ['+15550300001', '+15550300002']) await create(alice, 'contact', { phonebook: book.url, contact });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      // Started after the page opened: it appears, and ends, through the event stream alone.
+      await create(alice, 'sms-campaigns', {
+        name: 'Spring texts',
+        sms_gateway: smsGateway.url,
+        phonebook: [book.url],
+        text_message: 'Spring offer: reply STOP to opt out.',
+        status: 1,
+        end_when_done: true,
+      });
+      const card = page.getByRole('article', { name: 'SMS campaign Spring texts' });
+      await card.waitFor();
+      await card.getByText('Messages sent').waitFor();
+      await card.getByText('2 of 2 done').waitFor({ timeout: 60_000 });
+      await shot(page, 'dashboard-sms');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("an ordinary user never sees another user's campaign", async () => {
+    const { context, page } = await newPage();
+    try {
+      const alices = alicesOwn;
+      await signIn(page, 'bob', 'bob-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns', exact: true }).click();
+      await page.getByRole('link', { name: 'Bob private campaign' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: alices.name }).count(), 0);
+      await shot(page, 'campaigns-list-bob');
+      await page.goto(`${server.base}/campaigns/${alices.id}`);
+      await page.getByText('Campaign not found').waitFor();
+      assert.equal(await page.getByText(alices.name).count(), 0);
+      await shot(page, 'campaign-of-another-user');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -10,7 +10,7 @@ import { call, dbLabel, logCaughtUp, testConfig, testDatabase } from '../../test
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus, users } from '../db/schema.ts';
 import type { SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
-import { pass, scenario } from './engine.fixtures.ts';
+import { flowOf, pass, scenario, section } from './engine.fixtures.ts';
 import { ScriptedSmsDriver, smsPass, smsScenario } from './sms/sms.fixtures.ts';
 
 const database = await testDatabase();
@@ -182,4 +182,21 @@ test(`an SMS campaign's billing crosses the threshold once; an owner without a t
   assert.deepEqual((mine.data.results as Event[]).map((e) => [e.data.balance, e.data.threshold]), [['0.20000', '0.50000']], mine.body);
   const theirs = await call(app, none.user.auth, 'GET', '/rest-api/events/?format=json&after=0&types=balance.low');
   assert.deepEqual(theirs.data.results, []);
+});
+
+test(`call.completed carries the survey's answers given in that call (${dbLabel})`, async () => {
+  const bye = section({ order: 2, type: 7, question: 'Bye' });
+  const choice = section({
+    order: 1,
+    type: 2,
+    question: 'Press 1 or 2',
+    keys: Array.from({ length: 10 }, (_, i) => (i === 1 ? 'one' : i === 2 ? 'two' : null)),
+    branches: [{ id: 1, keys: '1,2', goto: bye.id }],
+  });
+  const s = await scenario(db, { campaign: { survey_snapshot: flowOf([choice, bye]) }, script: () => ({ keys: ['2'], billsec: 20 }) });
+  await pass(s);
+  const calls = (await eventsOf(s)).filter((e) => e.type === 'call.completed');
+  assert.equal(calls.length, 1);
+  const results = calls[0].data.results as Array<Record<string, unknown>>;
+  assert.deepEqual(results.map((r) => [r.question, r.response, r.section_order]), [['Press 1 or 2', '2', 1]], JSON.stringify(calls[0].data));
 });

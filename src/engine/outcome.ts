@@ -128,9 +128,10 @@ function subscriberRows(outcomes: CallOutcome[]) {
 export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingIncrement: number): Promise<void> {
   if (!outcomes.length) return;
   await db.transaction(async (tx) => {
-    await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
+    // The answers first: each call's call.completed event, written with its CDR, carries them.
     const results = outcomes.flatMap((o) => o.results.map((r) => ({ callrequest_id: o.callrequestId, ...r })));
     if (results.length) await insertCallResults(tx, results);
+    await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
     await settleCallrequests(tx, callRows(outcomes));
     await settleSubscribers(tx, subscriberRows(outcomes));
   });

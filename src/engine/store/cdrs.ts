@@ -44,10 +44,13 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
       returning u.id, u.username, u.balance, u.balance + b.total as was, u.balance_low_threshold
     ), low as (${balanceLowEventsSql('bill')}
     ), completed as (
-      -- call.completed (issue 14): one per call (its A leg), with the CDR's fields and links.
+      -- call.completed (issue 14): one per call (its A leg), with the CDR's fields, links, and the
+      -- survey's answers in that call (recorded just before, in the same transaction).
       ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(
         'callrequest', '/rest-api/callrequest/' || callrequest_id || '/',
-        'results', '/rest-api/callrequest/' || callrequest_id || '/results/',
+        'results', coalesce((select json_agg(json_build_object('section', '/rest-api/section-template/' || r.section_id || '/',
+            'section_order', r.section_order, 'question', r.question, 'response', r.response, 'record_file', r.record_file) order by r.id)
+          from call_results r where r.callrequest_id = priced.callrequest_id), '[]'::json),
         'campaign', '/rest-api/campaigns/' || campaign_id || '/',
         'callid', callid, 'callerid', callerid, 'phone_number', phone, 'starting_date', started,
         'duration', duration, 'billsec', billsec, 'billed_duration', billed, 'call_cost', coalesce(cost, 0)::text,

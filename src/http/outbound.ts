@@ -6,9 +6,8 @@
  * when used is refused too), unless the instance allows them (WEBHOOK_ALLOW_PRIVATE=true).
  */
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
+import { Agent } from 'undici';
 
 const blocked = new net.BlockList();
 for (const [address, prefix] of [
@@ -88,14 +87,27 @@ export interface OutboundAnswer {
   body: string;
 }
 
-const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+/**
+ * The connections to users' URLs: undici's, kept alive and reused (a webhook's deliveries go one
+ * after another over one; undici costs about a third less CPU per request than node:http, which
+ * is most of a delivery's cost), each connected through the guard.
+ */
+const agents = new Map<boolean, Agent>();
+function agentFor(allowPrivate: boolean): Agent {
+  let agent = agents.get(allowPrivate);
+  if (!agent) {
+    agent = new Agent({ connections: 32, keepAliveTimeout: 30_000, connect: { lookup: guardedLookup(allowPrivate) } });
+    agents.set(allowPrivate, agent);
+  }
+  return agent;
+}
 
 /**
  * Sends one request to `url` through the guard (method GET without a body, or POST with `body`);
  * resolves with the status and the first `keep` characters of the answer, rejects on a refused
  * address, a network error or `timeoutMs` (an error named TimeoutError).
  */
-export function requestGuarded(
+export async function requestGuarded(
   method: 'GET' | 'POST',
   url: string | URL,
   body: string | undefined,
@@ -105,29 +117,30 @@ export function requestGuarded(
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
-    return Promise.reject(Object.assign(new Error(`${host} is a private or local address`), { code: 'EPRIVATE' }));
+    throw Object.assign(new Error(`${host} is a private or local address`), { code: 'EPRIVATE' });
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`${target.protocol} URLs are not called`));
-  const transport = target.protocol === 'https:' ? https : http;
-  const sent = body === undefined ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers };
-  return new Promise((resolve, reject) => {
-    const request = transport.request(
-      target,
-      { method, headers: sent, lookup: guardedLookup(allowPrivate), agent: target.protocol === 'https:' ? agents.https : agents.http, timeout: timeoutMs },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          if (text.length < keep) text += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text.slice(0, keep) }));
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { name: 'TimeoutError' })));
-    request.on('error', reject);
-    request.end(body);
-  });
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${target.protocol} URLs are not called`);
+  const sent = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await agentFor(allowPrivate).request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method,
+      headers: sent,
+      body,
+      signal,
+    });
+    let text = '';
+    // Read to the end (the connection is then reused), keeping the first `keep` characters.
+    for await (const chunk of response.body) if (text.length < keep) text += (chunk as Buffer).toString('utf8');
+    return { status: response.statusCode, body: text.slice(0, keep) };
+  } catch (err) {
+    if (signal.aborted) throw Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { name: 'TimeoutError' });
+    // undici wraps the connector's error (the guard's refusal among them) as its cause.
+    const cause = (err as { cause?: Error }).cause;
+    throw cause instanceof Error && (cause as { code?: string }).code === 'EPRIVATE' ? cause : err;
+  }
 }
 
 /** POSTs JSON `body` to `url` through the guard (webhook deliveries). */

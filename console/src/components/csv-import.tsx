@@ -27,7 +27,7 @@ export function CsvImport({
 }: {
   /** `/rest-api/phonebook/3/import/` */
   path: string;
-  /** "contacts", "numbers" */
+  /** "contacts", "numbers" (the plural; its singular drops the final s) */
   what: string;
   /** What the file holds, in words, shown as the file field's hint. */
   columns: string;
@@ -106,8 +106,10 @@ function ImportResult({ result, what }: { result: ImportSummary; what: string })
   return (
     <div className="import-result" role="status">
       <p>
-        <strong>{formatInteger(result.imported)}</strong> {what} imported, {formatInteger(result.duplicates_skipped)} duplicates skipped,{' '}
-        <strong className={result.rejected_count ? 'bad' : undefined}>{formatInteger(result.rejected_count)}</strong> rows rejected.
+        <strong>{formatInteger(result.imported)}</strong> {result.imported === 1 ? what.replace(/s$/, '') : what} imported,{' '}
+        {formatInteger(result.duplicates_skipped)} {result.duplicates_skipped === 1 ? 'duplicate' : 'duplicates'} skipped,{' '}
+        <strong className={result.rejected_count ? 'bad' : undefined}>{formatInteger(result.rejected_count)}</strong>{' '}
+        {result.rejected_count === 1 ? 'row' : 'rows'} rejected.
       </p>
       {result.rejected_count > 0 && (
         <div className="table-wrap">

@@ -106,58 +106,60 @@ export default function AudioFiles() {
         </EmptyState>
       ) : (
         <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Audio files, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Listen</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Sample rate</th>
-                  <th scope="col">Channels</th>
-                  <th scope="col">Used by</th>
-                  <th scope="col">Uploaded</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((f) => (
-                  <tr key={f.id}>
-                    <td>{f.name}</td>
-                    <td>
-                      <audio controls preload="none" src={`${recordPath('audio-files', f.id)}download/`} aria-label={`Play ${f.name}`} />
-                    </td>
-                    <td className="num">{f.duration === null ? '–' : `${formatDecimal(f.duration)} s`}</td>
-                    <td className="num">{f.sample_rate === null ? '–' : `${formatInteger(f.sample_rate)} Hz`}</td>
-                    <td>{channelsWords(f.channels)}</td>
-                    <td className="wrap">
-                      {usesPending ? '…' : usesError ? '?' : (uses.get(f.id) ?? []).length === 0 ? <span className="muted">Not used</span> : (
-                        <ul className="uses">
-                          {(uses.get(f.id) ?? []).map((u) => (
-                            <li key={u.key}>{u.to ? <Link to={u.to}>{u.text}</Link> : u.text}</li>
-                          ))}
-                        </ul>
-                      )}
-                    </td>
-                    <td>
+          <ul className="cards audio-cards" aria-label={`Audio files, page ${page}`}>
+            {list.data.results.map((f) => {
+              const used = uses.get(f.id) ?? [];
+              return (
+                <li key={f.id} className="card">
+                  <header>
+                    <h3>{f.name}</h3>
+                    <span className="kind">
                       <Time value={f.created_date} />
-                    </td>
-                    <td className="row-actions">
-                      <a className="button" href={`${recordPath('audio-files', f.id)}download/`} download aria-label={`Download ${f.name}`}>
-                        Download
-                      </a>
-                      <button type="button" className="danger" onClick={() => setDeleting(f)} aria-label={`Delete ${f.name}`}>
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                    </span>
+                  </header>
+                  <audio controls preload="none" src={`${recordPath('audio-files', f.id)}download/`} aria-label={`Play ${f.name}`} />
+                  <dl className="figures">
+                    <div>
+                      <dt>Duration</dt>
+                      <dd>{f.duration === null ? '–' : `${formatDecimal(f.duration)} s`}</dd>
+                    </div>
+                    <div>
+                      <dt>Sample rate</dt>
+                      <dd>{f.sample_rate === null ? '–' : `${formatInteger(f.sample_rate)} Hz`}</dd>
+                    </div>
+                    <div>
+                      <dt>Channels</dt>
+                      <dd>{channelsWords(f.channels)}</dd>
+                    </div>
+                  </dl>
+                  <div className="used-by">
+                    <strong>Used by: </strong>
+                    {usesPending ? (
+                      '…'
+                    ) : usesError ? (
+                      <span className="muted">could not be read</span>
+                    ) : used.length === 0 ? (
+                      <span className="muted">nothing yet</span>
+                    ) : (
+                      <ul className="uses">
+                        {used.map((u) => (
+                          <li key={u.key}>{u.to ? <Link to={u.to}>{u.text}</Link> : u.text}</li>
+                        ))}
+                      </ul>
+                    )}
+                  </div>
+                  <div className="actions">
+                    <a className="button" href={`${recordPath('audio-files', f.id)}download/`} download aria-label={`Download ${f.name}`}>
+                      Download
+                    </a>
+                    <button type="button" className="danger" onClick={() => setDeleting(f)} aria-label={`Delete ${f.name}`}>
+                      Delete
+                    </button>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
           <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
         </>
       )}

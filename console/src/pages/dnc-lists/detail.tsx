@@ -120,7 +120,7 @@ function Numbers({ list }: { list: DncList }) {
       ) : (
         <>
           <div className="table-wrap">
-            <table>
+            <table className="stack">
               <caption className="sr-only">Numbers, page {page}</caption>
               <thead>
                 <tr>
@@ -138,8 +138,10 @@ function Numbers({ list }: { list: DncList }) {
                     <td>
                       <Time value={n.created_date} />
                     </td>
-                    <td className="row-actions">
-                      <RemoveNumber number={n} />
+                    <td>
+                      <div className="row-actions">
+                        <RemoveNumber number={n} />
+                      </div>
                     </td>
                   </tr>
                 ))}

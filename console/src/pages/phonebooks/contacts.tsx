@@ -116,7 +116,7 @@ function StatusToggle({ contact }: { contact: Contact }) {
 function ContactTable({ contacts, caption, onEdit }: { contacts: Contact[]; caption: string; onEdit: (c: Contact) => void }) {
   return (
     <div className="table-wrap">
-      <table>
+      <table className="stack">
         <caption className="sr-only">{caption}</caption>
         <thead>
           <tr>
@@ -138,11 +138,13 @@ function ContactTable({ contacts, caption, onEdit }: { contacts: Contact[]; capt
               <td>
                 <Time value={c.created_date} />
               </td>
-              <td className="row-actions">
-                <button type="button" onClick={() => onEdit(c)} aria-label={`Edit ${c.contact}`}>
-                  Edit
-                </button>
-                <StatusToggle contact={c} />
+              <td>
+                <div className="row-actions">
+                  <button type="button" onClick={() => onEdit(c)} aria-label={`Edit ${c.contact}`}>
+                    Edit
+                  </button>
+                  <StatusToggle contact={c} />
+                </div>
               </td>
             </tr>
           ))}

@@ -163,13 +163,18 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       for (const n of ['+15550100001', '+15550100002', '+15550100003', '+15550100004']) assert.ok(csv.includes(n), csv);
       assert.ok(!csv.includes('not-a-number'), csv);
 
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Customers 2026');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: 'Customers 2026', level: 1 }).waitFor();
+
       await page.getByRole('link', { name: 'Phonebooks', exact: true }).first().click();
-      const row = page.getByRole('row').filter({ hasText: 'Customers' });
+      const row = page.getByRole('row').filter({ hasText: 'Customers 2026' });
       await row.getByRole('cell', { name: '4', exact: true }).waitFor();
       await shot(page, 'phonebooks-list');
 
       await page.goto(`${server.base}/phonebooks/${bookId}`);
-      await page.getByRole('heading', { name: 'Customers', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Customers 2026', level: 1 }).waitFor();
       await page.setViewportSize(PHONE);
       await assertFitsPhone(page);
       await shot(page, 'phonebook-phone');
@@ -192,9 +197,19 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('button', { name: 'Add number' }).click();
       await page.getByRole('cell', { name: '+15550100099', exact: true }).waitFor();
 
-      await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'dnc.csv', mimeType: 'text/csv', buffer: Buffer.from('phone_number\n+15550100098\nnope\n') });
+      // The upload's progress, seen with the upload throttled to 32 KB/s: ~100 KB of padding
+      // rows (blank lines, skipped by the import) behind the two numbers.
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 32 * 1024 });
+      const padding = '\n'.repeat(100_000);
+      await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'dnc.csv', mimeType: 'text/csv', buffer: Buffer.from(`phone_number\n+15550100098\nnope\n${padding}`) });
       await page.getByRole('button', { name: 'Import' }).click();
-      await page.locator('.import-result').waitFor();
+      // A share strictly between 0 and 100 comes only from the browser's upload progress events.
+      await page.getByRole('status').filter({ hasText: /Sending… [1-9]\d? %/ }).waitFor();
+      await shot(page, 'dnc-import-progress');
+      await page.locator('.import-result').waitFor({ timeout: 30_000 });
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
       assert.match(await page.locator('.import-result').innerText(), /1 number imported, 0 duplicates skipped,\s*1 row rejected/);
       assert.match((await page.locator('table.rejected tbody tr').allInnerTexts()).join('\n'), /^3\s+.*valid phone number/i);
       await page.getByRole('cell', { name: '+15550100098', exact: true }).waitFor();
@@ -274,6 +289,15 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await row.getByText('Spring survey: “Hello”').waitFor();
       await card('Goodbye').getByText('nothing yet').waitFor();
       await shot(page, 'audio-list');
+
+      // Deleting: refused while a section uses the file (the API's 409, in words); done otherwise.
+      await row.getByRole('button', { name: 'Delete welcome' }).click();
+      await page.getByRole('button', { name: 'Delete audio file' }).click();
+      await page.getByText('This audio file is used by a survey section or a campaign').waitFor();
+      await card('Goodbye').getByRole('button', { name: 'Delete Goodbye' }).click();
+      await page.getByRole('button', { name: 'Delete audio file' }).click();
+      await page.getByRole('heading', { name: 'Goodbye', exact: true }).waitFor({ state: 'detached' });
+      await row.waitFor();
       await page.setViewportSize(PHONE);
       await assertFitsPhone(page);
       await shot(page, 'audio-phone');

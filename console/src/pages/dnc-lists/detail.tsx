@@ -202,7 +202,7 @@ export function DncListPage() {
         </button>
       </div>
       <p>
-        {count.data === undefined ? '…' : `${formatInteger(count.data)} numbers`} ·{' '}
+        {count.data === undefined ? '…' : `${formatInteger(count.data)} ${count.data === 1 ? 'number' : 'numbers'}`} ·{' '}
         {l.is_global ? 'Global: applies to every campaign of its owner' : 'Applies to the campaigns that choose it'}
       </p>
       <ErrorMessage error={remove.error} />

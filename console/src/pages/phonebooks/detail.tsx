@@ -98,7 +98,7 @@ export function PhonebookPage() {
         </button>
       </div>
       {b.description && <p className="muted">{b.description}</p>}
-      <p>{count.data === undefined ? '…' : `${formatInteger(count.data)} contacts`}</p>
+      <p>{count.data === undefined ? '…' : `${formatInteger(count.data)} ${count.data === 1 ? 'contact' : 'contacts'}`}</p>
       <ErrorMessage error={remove.error} />
       {renaming && <RenameForm book={b} onDone={() => setRenaming(false)} />}
       <Contacts phonebook={b} />

@@ -139,6 +139,15 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('button', { name: 'Add contact' }).click();
       await page.getByRole('cell', { name: 'Katherine Johnson' }).waitFor();
 
+      // Edit: the form holds the contact as imported, its extra column among the variables.
+      await page.getByRole('button', { name: 'Edit +15550100001' }).click();
+      const edit = page.getByRole('region', { name: 'Edit +15550100001' });
+      assert.equal(await edit.getByLabel('Additional variables').inputValue(), '{"city":"London"}');
+      await edit.getByLabel('Full name').fill('Ada King');
+      await edit.getByRole('button', { name: 'Save contact' }).click();
+      await page.getByRole('cell', { name: 'Ada King' }).waitFor();
+      await edit.waitFor({ state: 'detached' });
+
       // Search by name, then by digits written another way.
       await page.getByLabel('Search by number or name').fill('hopper');
       await page.getByRole('button', { name: 'Search' }).click();

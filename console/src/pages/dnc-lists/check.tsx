@@ -36,7 +36,7 @@ export function BlockedCheck() {
   const { is_admin } = useUser();
   const [draft, setDraft] = useState('');
   const [number, setNumber] = useState('');
-  const data = useQuery({ queryKey: ['dnc-contact', 'all-for-check'], queryFn: readAll, enabled: Boolean(number) });
+  const data = useQuery({ queryKey: ['dnc-contact', 'check', number], queryFn: readAll, enabled: Boolean(number) });
   const wanted = digits(number);
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -223,6 +223,11 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       assert.match((await page.locator('table.rejected tbody tr').allInnerTexts()).join('\n'), /^3\s+.*valid phone number/i);
       await page.getByRole('cell', { name: '+15550100098', exact: true }).waitFor();
       await shot(page, 'dnc-list');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+      assert.match(fs.readFileSync(await download.path(), 'utf8'), /^phone_number\r?\n\+15550100099\r?\n\+15550100098\r?\n$/);
+      await page.getByRole('button', { name: 'Remove +15550100098' }).click();
+      await page.getByRole('cell', { name: '+15550100098', exact: true }).waitFor({ state: 'detached' });
+      await page.getByText('1 number ·').waitFor();
 
       await page.getByRole('link', { name: 'DNC lists', exact: true }).first().click();
       await page.getByLabel('Phone number to check').fill('15550100099');

@@ -41,7 +41,7 @@ export function upload<T>(path: string, form: FormData, onStage: (s: UploadStage
   });
 }
 
-/** A progress bar for an upload: the bytes sent, then an indeterminate bar while the server works. */
+/** The words beside an upload's progress bar: the share sent, then that the server is at work. */
 export function uploadLabel(s: UploadStage | undefined): string {
   if (!s) return '';
   if (s.stage === 'processing') return 'Sent; the server is checking the file…';

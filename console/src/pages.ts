@@ -20,9 +20,9 @@ export interface PageEntry {
 
 export const PAGES: PageEntry[] = [
   { path: '/', label: 'Dashboard', load: () => import('./pages/dashboard/index.tsx') },
-  { path: '/phonebooks', label: 'Phonebooks', api: 'phonebook' },
-  { path: '/dnc-lists', label: 'DNC lists', api: 'dnc' },
-  { path: '/audio', label: 'Audio', api: 'audio-files' },
+  { path: '/phonebooks', label: 'Phonebooks', api: 'phonebook', load: () => import('./pages/phonebooks/index.tsx') },
+  { path: '/dnc-lists', label: 'DNC lists', api: 'dnc', load: () => import('./pages/dnc-lists/index.tsx') },
+  { path: '/audio', label: 'Audio', api: 'audio-files', load: () => import('./pages/audio/index.tsx') },
   { path: '/surveys', label: 'Surveys', api: 'survey-template' },
   { path: '/campaigns', label: 'Campaigns', api: 'campaigns', load: () => import('./pages/campaigns/index.tsx') },
   { path: '/sms-campaigns', label: 'SMS campaigns', api: 'sms-campaigns' },

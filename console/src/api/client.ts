@@ -61,6 +61,9 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for a write not made through request() (an upload with progress). */
+export const currentCsrfToken = (): string | undefined => csrfToken;
+
 let onUnauthorized: (() => void) | undefined;
 /** Called when a request answers 401 (the session expired or was signed out elsewhere). */
 export function whenUnauthorized(fn: () => void): void {

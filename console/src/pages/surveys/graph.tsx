@@ -1,0 +1,123 @@
+/**
+ * The survey as a graph (@xyflow/react): a node per section, numbered in play order, with its
+ * problems written on it; an edge per branch labelled with its keys, and a dashed "otherwise"
+ * edge where a call falls through to the next section. Laid out in layers (flow.ts), not
+ * draggable: the layout is computed from the survey, so it says the same thing every time.
+ * Selecting a node (click, or Tab to it and Enter) opens that section's form.
+ */
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge as RfEdge, type Node, type NodeProps } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { flowEdges, layers, problemsBySection } from './flow.ts';
+import { typeName } from './section-types.ts';
+import type { Flow } from './types.ts';
+
+const WIDTH = 230;
+const X_GAP = 60;
+const Y_GAP = 190;
+const END = 'end';
+
+type SectionNodeData = { position: number; type: number; question: string; completed: boolean; problems: string[]; selected: boolean };
+type EndNodeData = Record<string, never>;
+
+/** A problem sentence without its "Section 12 (order 1, "…")" prefix: on the node, the node says which. */
+const withoutPrefix = (p: string) => p.replace(/^Section \d+ \(order -?\d+, ".*?"\) /, '');
+
+function SectionNode({ data }: NodeProps<Node<SectionNodeData>>) {
+  return (
+    <div className={`flow-node${data.problems.length ? ' has-problem' : ''}${data.selected ? ' is-selected' : ''}`}>
+      <Handle type="target" position={Position.Top} />
+      <div className="flow-node-head">
+        <span className="play-number" aria-label={`Plays ${data.position}`}>
+          {data.position}
+        </span>
+        <span className="flow-node-type">{typeName(data.type)}</span>
+        {data.completed && <span className="tag">completes</span>}
+      </div>
+      <div className="flow-node-question">{data.question}</div>
+      {data.problems.map((p) => (
+        <p key={p} className="flow-node-problem">
+          ⚠ {withoutPrefix(p)}
+        </p>
+      ))}
+      <Handle type="source" position={Position.Bottom} />
+    </div>
+  );
+}
+
+function EndNode() {
+  return (
+    <div className="flow-end">
+      <Handle type="target" position={Position.Top} />
+      Hang up
+    </div>
+  );
+}
+
+const nodeTypes = { section: SectionNode, end: EndNode };
+
+export function SurveyGraph({ flow, selected, onSelect }: { flow: Flow; selected: number | undefined; onSelect: (id: number) => void }) {
+  const edges = flowEdges(flow);
+  const layerOf = layers(flow, edges);
+  const problems = problemsBySection(flow.problems);
+  const rows = new Map<number, number[]>();
+  for (const s of flow.sections) {
+    const l = layerOf.get(s.id) ?? 0;
+    rows.set(l, [...(rows.get(l) ?? []), s.id]);
+  }
+  const widest = Math.max(1, ...[...rows.values()].map((r) => r.length));
+  const xOf = (index: number, count: number) => (index - (count - 1) / 2) * (WIDTH + X_GAP) + ((widest - 1) / 2) * (WIDTH + X_GAP);
+  const nodes: Node[] = flow.sections.map((s, i) => {
+    const l = layerOf.get(s.id) ?? 0;
+    const row = rows.get(l) ?? [];
+    return {
+      id: String(s.id),
+      type: 'section',
+      position: { x: xOf(row.indexOf(s.id), row.length), y: l * Y_GAP },
+      data: { position: i + 1, type: s.type, question: s.question, completed: s.completed, problems: problems.get(s.id) ?? [], selected: s.id === selected },
+      selected: s.id === selected,
+      ariaLabel: `${i + 1}. ${typeName(s.type)}: ${s.question}${problems.get(s.id)?.length ? ' (has problems)' : ''}`,
+      width: WIDTH,
+    } satisfies Node<SectionNodeData>;
+  });
+  if (edges.some((e) => e.to === null)) {
+    const bottom = Math.max(0, ...layerOf.values()) + 1;
+    nodes.push({ id: END, type: 'end', position: { x: xOf(0, 1) + WIDTH / 2 - 50, y: bottom * Y_GAP }, data: {} satisfies EndNodeData, selectable: false, focusable: false });
+  }
+  const rfEdges: RfEdge[] = edges.map((e) => ({
+    id: e.id,
+    source: String(e.from),
+    target: e.to === null ? END : String(e.to),
+    label: e.branchId === undefined ? e.label : `key ${e.label}`,
+    className: e.branchId === undefined ? 'edge-otherwise' : 'edge-branch',
+    style: e.branchId === undefined ? { strokeDasharray: '6 4' } : undefined,
+    markerEnd: { type: MarkerType.ArrowClosed },
+    focusable: false,
+    labelBgPadding: [4, 2] as [number, number],
+  }));
+
+  return (
+    <div className="flow-graph" role="group" aria-label="The survey as a graph">
+      <ReactFlow
+        nodes={nodes}
+        edges={rfEdges}
+        nodeTypes={nodeTypes}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        edgesFocusable={false}
+        fitView
+        fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+        minZoom={0.3}
+        proOptions={{ hideAttribution: false }}
+        onNodeClick={(_, node) => node.type === 'section' && onSelect(Number(node.id))}
+        // Enter or Space on a focused node selects it: a 'select' change (the nodes are controlled).
+        onNodesChange={(changes) => {
+          const chosen = changes.find((c) => c.type === 'select' && c.selected && c.id !== END);
+          if (chosen && chosen.type === 'select' && Number(chosen.id) !== selected) onSelect(Number(chosen.id));
+        }}
+      >
+        <Background />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}

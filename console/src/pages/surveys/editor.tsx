@@ -4,7 +4,7 @@
  * a panel with the selected section's form, its branches, and its removal. `?section=<id>` is
  * the selected section, `?new=1` the form for a new one, so the browser's back button works.
  */
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { del, get, getAll, listPath, recordPath } from '../../api/client.ts';
@@ -98,7 +98,7 @@ function SectionPanel({ section, flow, surveyUrl, onSelect, onDeleted }: { secti
   const flowSection: FlowSection | undefined = flow.sections.find((s) => s.id === section.id);
   return (
     <>
-      <h2 id="panel-title">
+      <h2 id="panel-title" tabIndex={-1}>
         {position > 0 ? `${position}. ` : ''}
         {typeName(section.type)}: {section.question}
       </h2>
@@ -138,7 +138,17 @@ export function SurveyEditor() {
     queryKey: ['section-template', 'survey', id],
     queryFn: () => getAll<Section>(listPath('section-template', { survey_id: id, page_size: 100 })),
   });
-  const select = (sectionId: number) => setSearch({ section: String(sectionId) });
+  const select = (sectionId: number) => {
+    setSearch({ section: String(sectionId) });
+    focusPanel.current = true;
+  };
+  // After choosing a section (the graph may be redrawn, losing focus), the keyboard goes on in the panel.
+  const focusPanel = useRef(false);
+  useEffect(() => {
+    if (!focusPanel.current) return;
+    focusPanel.current = false;
+    document.getElementById('panel-title')?.focus();
+  });
   const addNew = () => setSearch({ new: '1' });
 
   if (survey.error) return <ErrorMessage error={survey.error} />;
@@ -176,7 +186,13 @@ export function SurveyEditor() {
             <>
               {wide && (
                 <Suspense fallback={<Loading what="Drawing the graph…" />}>
-                  <SurveyGraph flow={flow.data} selected={selected} onSelect={select} />
+                  {/* Drawn afresh (and fitted) when the sections or the space beside the panel change. */}
+                  <SurveyGraph
+                    key={`${current || adding ? 'narrow' : 'wide'}:${flow.data.sections.map((s) => `${s.id}/${s.branches.length}`).join(',')}:${flow.data.problems.length}`}
+                    flow={flow.data}
+                    selected={selected}
+                    onSelect={select}
+                  />
                 </Suspense>
               )}
               <PlayOrder flow={flow.data} selected={selected} onSelect={select} />

@@ -5,7 +5,18 @@
  * draggable: the layout is computed from the survey, so it says the same thing every time.
  * Selecting a node (click, or Tab to it and Enter) opens that section's form.
  */
-import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge as RfEdge, type Node, type NodeProps } from '@xyflow/react';
+import { useEffect, useMemo, useState } from 'react';
+import {
+  applyNodeChanges,
+  Background,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  useNodesInitialized,
+  useReactFlow,
+  useStore, type Edge as RfEdge, type Node, type NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { flowEdges, layers, problemsBySection } from './flow.ts';
 import { typeName } from './section-types.ts';
@@ -54,8 +65,14 @@ function EndNode() {
 }
 
 const nodeTypes = { section: SectionNode, end: EndNode };
+const FIT = { padding: 0.12, maxZoom: 1 };
+const MIN_ZOOM = 0.3;
 
-export function SurveyGraph({ flow, selected, onSelect }: { flow: Flow; selected: number | undefined; onSelect: (id: number) => void }) {
+/** "key 1" for digits, the word itself for any, invalid, timeout or a spoken answer. */
+const branchLabel = (keys: string) => (/^[0-9*#,]+$/.test(keys) ? `key ${keys}` : keys);
+
+/** The nodes and edges of the flow, placed by layer. */
+function layout(flow: Flow, selected: number | undefined): { nodes: Node[]; edges: RfEdge[] } {
   const edges = flowEdges(flow);
   const layerOf = layers(flow, edges);
   const problems = problemsBySection(flow.problems);
@@ -83,34 +100,49 @@ export function SurveyGraph({ flow, selected, onSelect }: { flow: Flow; selected
     const bottom = Math.max(0, ...layerOf.values()) + 1;
     nodes.push({ id: END, type: 'end', position: { x: xOf(0, 1) + WIDTH / 2 - 50, y: bottom * Y_GAP }, data: {} satisfies EndNodeData, selectable: false, focusable: false });
   }
-  const rfEdges: RfEdge[] = edges.map((e) => ({
-    id: e.id,
-    source: String(e.from),
-    target: e.to === null ? END : String(e.to),
-    label: e.branchId === undefined ? e.label : `key ${e.label}`,
-    className: e.branchId === undefined ? 'edge-otherwise' : 'edge-branch',
-    style: e.branchId === undefined ? { strokeDasharray: '6 4' } : undefined,
+  // Edges between the same two nodes are drawn as one, their labels joined (else they overlap).
+  const pairs = new Map<string, typeof edges>();
+  for (const e of edges) {
+    const key = `${e.from}>${e.to ?? END}`;
+    pairs.set(key, [...(pairs.get(key) ?? []), e]);
+  }
+  const rfEdges: RfEdge[] = [...pairs.values()].map((group) => ({
+    id: group.map((e) => e.id).join('+'),
+    source: String(group[0].from),
+    target: group[0].to === null ? END : String(group[0].to),
+    label: group.map((e) => (e.branchId === undefined ? e.label : branchLabel(e.label))).join(' · '),
+    style: group.every((e) => e.branchId === undefined) ? { strokeDasharray: '6 4' } : undefined,
     markerEnd: { type: MarkerType.ArrowClosed },
     focusable: false,
     labelBgPadding: [4, 2] as [number, number],
   }));
 
+  return { nodes, edges: rfEdges };
+}
+
+export function SurveyGraph({ flow, selected, onSelect }: { flow: Flow; selected: number | undefined; onSelect: (id: number) => void }) {
+  const computed = useMemo(() => layout(flow, selected), [flow, selected]);
+  // The nodes are controlled: their measured sizes (which xyflow reports as changes) must be
+  // kept, or a node re-rendered without a change of size would stay hidden, never re-measured.
+  const [nodes, setNodes] = useState(computed.nodes);
+  useEffect(() => setNodes((old) => computed.nodes.map((n) => ({ ...n, measured: old.find((o) => o.id === n.id)?.measured }))), [computed]);
   return (
     <div className="flow-graph" role="group" aria-label="The survey as a graph">
       <ReactFlow
         nodes={nodes}
-        edges={rfEdges}
+        edges={computed.edges}
         nodeTypes={nodeTypes}
         nodesDraggable={false}
         nodesConnectable={false}
         edgesFocusable={false}
         fitView
-        fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
-        minZoom={0.3}
+        fitViewOptions={FIT}
+        minZoom={MIN_ZOOM}
         proOptions={{ hideAttribution: false }}
         onNodeClick={(_, node) => node.type === 'section' && onSelect(Number(node.id))}
         // Enter or Space on a focused node selects it: a 'select' change (the nodes are controlled).
         onNodesChange={(changes) => {
+          setNodes((old) => applyNodeChanges(changes.filter((c) => c.type === 'dimensions'), old));
           const chosen = changes.find((c) => c.type === 'select' && c.selected && c.id !== END);
           if (chosen && chosen.type === 'select' && Number(chosen.id) !== selected) onSelect(Number(chosen.id));
         }}

@@ -82,7 +82,7 @@ export const KEY_NAMES = ['key_0', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5', 
 /** What a branch's keys may be for a section of this type, as a hint beside the field. */
 export function keysHint(section: Pick<Section, 'type'>): string {
   if (takesInput(section.type)) {
-    const answers = section.type === SectionType.SpeechRecognition ? 'a word or words' : 'a key or digits';
+    const answers = section.type === SectionType.SpeechRecognition ? 'A word or words' : 'A key or digits';
     return `${answers} ("1", or "1,2" for several), "any" (any other answer), "invalid" or "timeout" (no answer)`;
   }
   return '"0" (next) or "any": a section without input follows its 0 branch when the message is over';

@@ -14,9 +14,10 @@ import {
   MarkerType,
   Position,
   ReactFlow,
-  useNodesInitialized,
-  useReactFlow,
-  useStore, type Edge as RfEdge, type Node, type NodeProps } from '@xyflow/react';
+  type Edge as RfEdge,
+  type Node,
+  type NodeProps,
+} from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { flowEdges, layers, problemsBySection } from './flow.ts';
 import { typeName } from './section-types.ts';

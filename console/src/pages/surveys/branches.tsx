@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, del, listPath, post, recordPath } from '../../api/client.ts';
 import { ErrorMessage, Field } from '../../components/ui.tsx';
-import { keysHint } from './section-types.ts';
+import { keysHint, SectionType } from './section-types.ts';
 import type { FlowSection, Section } from './types.ts';
 
 /** "2. Thanks" for a section id, "Hang up" for null. */
@@ -37,7 +37,7 @@ export function Branches({ section, flowSection, sections }: { section: Section;
     <section className="branches" aria-labelledby="branches-title">
       <h3 id="branches-title">Branches</h3>
       {branches.length === 0 ? (
-        <p className="muted">No branch: after this section the call goes on to the next section by play order (or ends after the last one).</p>
+        section.type !== SectionType.HangUp && <p className="muted">No branch: after this section the call goes on to the next section by play order (or ends after the last one).</p>
       ) : (
         <ul className="branch-list">
           {branches.map((b) => (
@@ -53,27 +53,31 @@ export function Branches({ section, flowSection, sections }: { section: Section;
         </ul>
       )}
       <ErrorMessage error={remove.error} />
-      <form className="branch-form" onSubmit={submit} noValidate aria-label="Add a branch">
-        <Field label="Answer (keys)" hint={keysHint(section)} errors={errors.keys}>
-          {(p) => <input {...p} name="keys" value={keys} onChange={(e) => setKeys(e.target.value)} />}
-        </Field>
-        <Field label="Go to" errors={errors.goto}>
-          {(p) => (
-            <select {...p} name="goto" value={goto} onChange={(e) => setGoto(e.target.value)}>
-              <option value="">Hang up</option>
-              {sections.map((s, i) => (
-                <option key={s.id} value={String(s.id)}>
-                  {i + 1}. {s.question}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <button type="submit" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Add branch'}
-        </button>
-        {add.error && !errors.keys && !errors.goto && <ErrorMessage error={add.error} />}
-      </form>
+      {section.type === SectionType.HangUp ? (
+        <p className="muted">A hang-up section ends the call: no branch of it is ever followed.</p>
+      ) : (
+        <form className="branch-form" onSubmit={submit} noValidate aria-label="Add a branch">
+          <Field label="Answer (keys)" hint={keysHint(section)} errors={errors.keys}>
+            {(p) => <input {...p} name="keys" value={keys} onChange={(e) => setKeys(e.target.value)} />}
+          </Field>
+          <Field label="Go to" errors={errors.goto}>
+            {(p) => (
+              <select {...p} name="goto" value={goto} onChange={(e) => setGoto(e.target.value)}>
+                <option value="">Hang up</option>
+                {sections.map((s, i) => (
+                  <option key={s.id} value={String(s.id)}>
+                    {i + 1}. {s.question}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <button type="submit" disabled={add.isPending}>
+            {add.isPending ? 'Adding…' : 'Add branch'}
+          </button>
+          {add.error && !errors.keys && !errors.goto && <ErrorMessage error={add.error} />}
+        </form>
+      )}
     </section>
   );
 }

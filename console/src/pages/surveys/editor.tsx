@@ -172,6 +172,7 @@ export function SurveyEditor() {
       {!empty && <Problems flow={flow.data} />}
       <div className={`survey-editor${current || adding ? ' has-panel' : ''}`}>
         <div className="survey-canvas">
+          {!current && !adding && !empty && <p className="muted panel-hint">Choose a section (on the graph or in the play order) to edit it and its branches.</p>}
           {empty ? (
             <EmptyState title="No section yet">
               <p>
@@ -216,7 +217,6 @@ export function SurveyEditor() {
             )}
           </aside>
         )}
-        {!current && !adding && !empty && <p className="muted panel-hint">Choose a section (on the graph or in the play order) to edit it and its branches.</p>}
       </div>
     </>
   );

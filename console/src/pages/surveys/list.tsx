@@ -84,28 +84,30 @@ function SurveyRow({ survey }: { survey: Survey }) {
       <td>
         <Time value={survey.created_date} />
       </td>
-      <td className="row-actions">
-        {!renaming && (
-          <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${survey.name}`}>
-            Rename
+      <td>
+        <div className="row-actions">
+          {!renaming && (
+            <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${survey.name}`}>
+              Rename
+            </button>
+          )}
+          <button type="button" className="danger" onClick={() => setConfirmDelete(true)} aria-label={`Delete ${survey.name}`}>
+            Delete…
           </button>
-        )}
-        <button type="button" className="danger" onClick={() => setConfirmDelete(true)} aria-label={`Delete ${survey.name}`}>
-          Delete…
-        </button>
-        {remove.error && <ErrorMessage error={remove.error} />}
-        <ConfirmDialog
-          open={confirmDelete}
-          title={`Delete ${survey.name}?`}
-          confirmLabel="Delete the survey"
-          onCancel={() => setConfirmDelete(false)}
-          onConfirm={() => {
-            setConfirmDelete(false);
-            remove.mutate();
-          }}
-        >
-          <p>Its sections and branches are deleted with it. Campaigns that already started keep the copy they froze at their start.</p>
-        </ConfirmDialog>
+          {remove.error && <ErrorMessage error={remove.error} />}
+          <ConfirmDialog
+            open={confirmDelete}
+            title={`Delete ${survey.name}?`}
+            confirmLabel="Delete the survey"
+            onCancel={() => setConfirmDelete(false)}
+            onConfirm={() => {
+              setConfirmDelete(false);
+              remove.mutate();
+            }}
+          >
+            <p>Its sections and branches are deleted with it. Campaigns already started keep the copy they froze at their start; a campaign not started yet loses its survey.</p>
+          </ConfirmDialog>
+        </div>
       </td>
     </tr>
   );

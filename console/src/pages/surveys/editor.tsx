@@ -10,7 +10,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { del, get, getAll, listPath, recordPath } from '../../api/client.ts';
 import { ConfirmDialog, EmptyState, ErrorMessage, Loading } from '../../components/ui.tsx';
 import { Branches, targetName } from './branches.tsx';
-import { problemsBySection } from './flow.ts';
+import { branchLabel, flowEdges, problemsBySection } from './flow.ts';
 import { SectionForm } from './section-form.tsx';
 import { typeName } from './section-types.ts';
 import type { Flow, FlowSection, Section, Survey } from './types.ts';
@@ -55,6 +55,7 @@ function Problems({ flow }: { flow: Flow }) {
 
 function PlayOrder({ flow, selected, onSelect }: { flow: Flow; selected: number | undefined; onSelect: (id: number) => void }) {
   const problems = problemsBySection(flow.problems);
+  const edges = flowEdges(flow);
   return (
     <section className="play-order" aria-labelledby="play-order-title">
       <h2 id="play-order-title">Play order</h2>
@@ -68,13 +69,15 @@ function PlayOrder({ flow, selected, onSelect }: { flow: Flow; selected: number 
                 {problems.get(s.id)?.length ? <span className="problem-mark"> ⚠ {problems.get(s.id)?.length === 1 ? '1 problem' : `${problems.get(s.id)?.length} problems`}</span> : null}
               </span>
             </button>
-            {s.branches.length > 0 && (
+            {edges.some((e) => e.from === s.id) && (
               <ul className="branch-summary">
-                {s.branches.map((b) => (
-                  <li key={b.id}>
-                    {b.keys} → {targetName(flow.sections, b.goto)}
-                  </li>
-                ))}
+                {edges
+                  .filter((e) => e.from === s.id)
+                  .map((e) => (
+                    <li key={e.id}>
+                      {e.branchId === undefined ? e.label : branchLabel(e.label)} → {targetName(flow.sections, e.to)}
+                    </li>
+                  ))}
               </ul>
             )}
           </li>

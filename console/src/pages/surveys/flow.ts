@@ -31,6 +31,9 @@ export function fallsThrough(s: FlowSection): boolean {
   return accepted === undefined || accepted.some((a) => !keys.has(a));
 }
 
+/** "key 1" for digits, the word itself for any, invalid, timeout or a spoken answer. */
+export const branchLabel = (keys: string) => (/^[0-9*#,]+$/.test(keys) ? `key ${keys}` : keys);
+
 export interface Edge {
   id: string;
   from: number;

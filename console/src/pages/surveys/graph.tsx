@@ -19,7 +19,7 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { flowEdges, layers, problemsBySection } from './flow.ts';
+import { branchLabel, flowEdges, layers, problemsBySection } from './flow.ts';
 import { typeName } from './section-types.ts';
 import type { Flow } from './types.ts';
 
@@ -69,8 +69,7 @@ const nodeTypes = { section: SectionNode, end: EndNode };
 const FIT = { padding: 0.12, maxZoom: 1 };
 const MIN_ZOOM = 0.3;
 
-/** "key 1" for digits, the word itself for any, invalid, timeout or a spoken answer. */
-const branchLabel = (keys: string) => (/^[0-9*#,]+$/.test(keys) ? `key ${keys}` : keys);
+
 
 /** The nodes and edges of the flow, placed by layer. */
 function layout(flow: Flow, selected: number | undefined): { nodes: Node[]; edges: RfEdge[] } {

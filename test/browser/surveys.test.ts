@@ -108,6 +108,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Create survey' }).click();
       await page.getByRole('heading', { name: 'Satisfaction', level: 1 }).waitFor();
       await page.getByRole('heading', { name: 'No section yet' }).waitFor();
+      await shot(page, 'survey-editor-empty');
 
       await addSection(page, '2. Multi-choice', 'Satisfied?', async (panel) => {
         await panel.getByLabel(/^Script/).fill('Were you satisfied with our service? Press 1 for yes, 2 for no.');
@@ -125,6 +126,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       const phone = page.getByLabel('Phone number to transfer to');
       await page.getByText('A call transfer section (type 6) needs a phone number.').waitFor();
       assert.equal(await phone.getAttribute('aria-invalid'), 'true');
+      await shot(page, 'survey-editor-field-error');
       await page.getByRole('button', { name: 'Close' }).click();
 
       // The problem, on the question's node and in the list, before any branch exists.
@@ -229,6 +231,36 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       await bobPage.getByRole('alert').filter({ hasText: 'Not found.' }).waitFor();
     } finally {
       await bobs.close();
+    }
+  });
+
+  test('from the keyboard, the play-order list opens a section and its form deletes it (after a confirmation)', async () => {
+    const survey = await create(alice, 'survey-template', { name: 'Keyboard survey' });
+    await create(alice, 'section-template', { survey: survey.url, type: 1, question: 'Welcome', script: 'Welcome.' });
+    const bye = await create(alice, 'section-template', { survey: survey.url, type: 7, question: 'Bye', script: 'Goodbye.' });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.goto(`${server.base}/surveys/${survey.id}`);
+      const byeButton = page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Bye/ });
+      await byeButton.focus();
+      await page.keyboard.press('Enter');
+      const heading = page.getByRole('heading', { name: '2. Hang up: Bye' });
+      await heading.waitFor();
+      // The keyboard goes on in the panel.
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'panel-title');
+      await page.getByRole('button', { name: 'Delete this section…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete the section Bye?' });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal((await request(server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 200);
+      await page.getByRole('button', { name: 'Delete this section…' }).click();
+      await dialog.getByRole('button', { name: 'Delete the section' }).click();
+      await heading.waitFor({ state: 'detached' });
+      await page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Bye/ }).waitFor({ state: 'detached' });
+      assert.equal((await request(server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 404);
+    } finally {
+      await context.close();
     }
   });
 

@@ -234,14 +234,20 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
     }
   });
 
-  test('from the keyboard, the play-order list opens a section and its form deletes it (after a confirmation)', async () => {
+  test('a branch is removed from its section; from the keyboard the play-order list opens a section, whose delete asks first', async () => {
     const survey = await create(alice, 'survey-template', { name: 'Keyboard survey' });
-    await create(alice, 'section-template', { survey: survey.url, type: 1, question: 'Welcome', script: 'Welcome.' });
+    const welcome = await create(alice, 'section-template', { survey: survey.url, type: 1, question: 'Welcome', script: 'Welcome.' });
     const bye = await create(alice, 'section-template', { survey: survey.url, type: 7, question: 'Bye', script: 'Goodbye.' });
+    await create(alice, 'branching-template', { section: welcome.url, keys: '0', goto: bye.url });
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
       await page.goto(`${server.base}/surveys/${survey.id}`);
+      await page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Welcome/ }).click();
+      await page.getByRole('button', { name: 'Remove the branch 0 → 2. Bye' }).click();
+      await page.getByText('No branch: after this section the call goes on').waitFor();
+      assert.equal((await request(server, 'GET', `/rest-api/branching-template/?section_id=${welcome.id}`, alice)).body.count, 0);
+
       const byeButton = page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Bye/ });
       await byeButton.focus();
       await page.keyboard.press('Enter');

@@ -28,7 +28,7 @@ const X_GAP = 60;
 const Y_GAP = 190;
 const END = 'end';
 
-type SectionNodeData = { position: number; type: number; question: string; completed: boolean; problems: string[]; selected: boolean };
+type SectionNodeData = { position: number; type: number; question: string; answers: string; completed: boolean; problems: string[]; selected: boolean };
 type EndNodeData = Record<string, never>;
 
 /** A problem sentence without its "Section 12 (order 1, "…")" prefix: on the node, the node says which. */
@@ -46,6 +46,7 @@ function SectionNode({ data }: NodeProps<Node<SectionNodeData>>) {
         {data.completed && <span className="tag">completes</span>}
       </div>
       <div className="flow-node-question">{data.question}</div>
+      {data.answers && <div className="flow-node-answers">{data.answers}</div>}
       {data.problems.map((p) => (
         <p key={p} className="flow-node-problem">
           ⚠ {withoutPrefix(p)}
@@ -90,7 +91,13 @@ function layout(flow: Flow, selected: number | undefined): { nodes: Node[]; edge
       id: String(s.id),
       type: 'section',
       position: { x: xOf(row.indexOf(s.id), row.length), y: l * Y_GAP },
-      data: { position: i + 1, type: s.type, question: s.question, completed: s.completed, problems: problems.get(s.id) ?? [], selected: s.id === selected },
+      data: {
+        position: i + 1,
+        type: s.type,
+        question: s.question,
+        // A multi-choice section's named keys: "1 yes · 2 no".
+        answers: s.keys.flatMap((label, digit) => (label ? [`${digit} ${label}`] : [])).join(' · '),
+        completed: s.completed, problems: problems.get(s.id) ?? [], selected: s.id === selected },
       selected: s.id === selected,
       ariaLabel: `${i + 1}. ${typeName(s.type)}: ${s.question}${problems.get(s.id)?.length ? ' (has problems)' : ''}`,
       width: WIDTH,

@@ -23,7 +23,7 @@ export const PAGES: PageEntry[] = [
   { path: '/phonebooks', label: 'Phonebooks', api: 'phonebook', load: () => import('./pages/phonebooks/index.tsx') },
   { path: '/dnc-lists', label: 'DNC lists', api: 'dnc', load: () => import('./pages/dnc-lists/index.tsx') },
   { path: '/audio', label: 'Audio', api: 'audio-files', load: () => import('./pages/audio/index.tsx') },
-  { path: '/surveys', label: 'Surveys', api: 'survey-template' },
+  { path: '/surveys', label: 'Surveys', api: 'survey-template', load: () => import('./pages/surveys/index.tsx') },
   { path: '/campaigns', label: 'Campaigns', api: 'campaigns', load: () => import('./pages/campaigns/index.tsx') },
   { path: '/sms-campaigns', label: 'SMS campaigns', api: 'sms-campaigns' },
   { path: '/gateways', label: 'Gateways', api: 'gateway' },

@@ -1,7 +1,7 @@
 /** /rest-api/dnc-contact/ — the numbers of a DNC list; visible through their list (contract §3). */
-import { queryInteger } from '../../http/filters.ts';
+import { queryInteger, queryText } from '../../http/filters.ts';
 import { type AppDeps, type Api, fieldContext, recordId, type Resource } from '../../http/api.ts';
-import { notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
@@ -24,7 +24,12 @@ function routes(api: Api, { database }: AppDeps) {
   const { db } = database;
 
   api.get('/dnc-contact/', { schema: { tags, response: { 200: envelopeOf(DncContactRecord) } } }, async (request) => {
-    const where = dncContactFilter(db, request.user, queryInteger(request, 'dnc_id'));
+    // ?phone_number=: "is this number blocked, and by which list?" — matched by digits, as the
+    // dialer matches (src/campaign/dnc.ts), through the (digits, dnc_id) index.
+    const number = queryText(request, 'phone_number');
+    const digits = number?.replace(/\D/g, '');
+    if (number !== undefined && !digits) throw invalid({ phone_number: ['Enter a phone number.'] });
+    const where = dncContactFilter(db, request.user, queryInteger(request, 'dnc_id'), digits);
     return paginate(
       request,
       () => countDncContacts(db, where),

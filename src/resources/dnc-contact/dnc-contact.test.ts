@@ -72,6 +72,24 @@ describe(`dnc-contact (${dbLabel})`, () => {
     assert.deepEqual(filtered.data.results.map((r: { id: number }) => r.id), [n2.id]);
   });
 
+  test('?phone_number= finds the caller\'s lists holding a number, written any way (digits compared); a number without digits is a 400', async () => {
+    const complaints = await makeList(alice);
+    const vip = await makeList(alice);
+    const bobs = await makeList(bob);
+    await makeNumber(alice, complaints, '+1 (475) 555-0199');
+    await makeNumber(alice, vip, '14755550199');
+    await makeNumber(bob, bobs, '+14755550199');
+    await makeNumber(alice, vip, '+14755550100');
+    const res = await call(t.app, alice.auth, 'GET', `/rest-api/dnc-contact/?phone_number=${encodeURIComponent('1-475-555-0199')}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.data.results.map((r: { dnc: string }) => idOf(r.dnc)).sort(), [complaints, vip].sort());
+    const none = await call(t.app, alice.auth, 'GET', '/rest-api/dnc-contact/?phone_number=%2B19999999999');
+    assert.equal(none.data.count, 0);
+    const bad = await call(t.app, alice.auth, 'GET', '/rest-api/dnc-contact/?phone_number=abc');
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.ok(bad.data.phone_number, bad.body);
+  });
+
   test("another user's number answers 404 to GET, PUT and DELETE and stays", async () => {
     const theirs = await makeNumber(bob, await makeList(bob), '2035550177');
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {

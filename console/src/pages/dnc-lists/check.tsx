@@ -1,42 +1,30 @@
 /**
- * "Is this number blocked, and by which list?"
- *
- * The API has no call that answers it: dnc-contact filters by list (`dnc_id`) only, not by
- * number. So the console reads every number of the lists the user can see (up to CHECK_MAX)
- * and compares digits, which is the dialer's own rule (src/campaign/dnc.ts: numbers match by
- * digits only). What it cannot see it says: an admin's global lists bar everyone's campaigns,
- * but an ordinary user cannot read them.
+ * "Is this number blocked, and by which list?": the numbers of the lists the user can see that
+ * match it (`dnc-contact?phone_number=`, matched by digits, as the dialer matches), with their
+ * lists. What it cannot see it says: an admin's global lists bar everyone's campaigns, but an
+ * ordinary user cannot read them.
  */
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { get, getAll, idOf, listPath, type Page } from '../../api/client.ts';
+import { getAll, idOf, listPath } from '../../api/client.ts';
 import { useUser } from '../../api/session.tsx';
 import { ErrorMessage, Field, Loading } from '../../components/ui.tsx';
-import { formatInteger } from '../../format.ts';
 import type { DncList, DncNumber } from './types.ts';
 
-const CHECK_MAX = 50_000;
 const digits = (s: string) => s.replace(/\D/g, '');
 
-async function readAll(): Promise<{ numbers: DncNumber[]; lists: DncList[]; tooMany: number | undefined }> {
-  const first = await get<Page<DncNumber>>(listPath('dnc-contact', { page_size: 1000 }));
+async function listsHolding(number: string): Promise<DncList[]> {
+  const hits = await getAll<DncNumber>(listPath('dnc-contact', { phone_number: number, page_size: 1000 }));
   const lists = await getAll<DncList>(listPath('dnc-list', { page_size: 1000 }));
-  if (first.count > CHECK_MAX) return { numbers: [], lists, tooMany: first.count };
-  const numbers = [...first.results];
-  let next = first.next;
-  while (next) {
-    const page: Page<DncNumber> = await get<Page<DncNumber>>(next);
-    numbers.push(...page.results);
-    next = page.next;
-  }
-  return { numbers, lists, tooMany: undefined };
+  const ids = new Set(hits.map((h) => idOf(h.dnc)));
+  return lists.filter((l) => ids.has(l.id));
 }
 
 export function BlockedCheck() {
   const { is_admin } = useUser();
   const [draft, setDraft] = useState('');
   const [number, setNumber] = useState('');
-  const data = useQuery({ queryKey: ['dnc-contact', 'check', number], queryFn: readAll, enabled: Boolean(number) });
+  const data = useQuery({ queryKey: ['dnc-contact', 'check', number], queryFn: () => listsHolding(number), enabled: Boolean(digits(number)) });
   const wanted = digits(number);
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -45,17 +33,8 @@ export function BlockedCheck() {
 
   let answer = null;
   if (number && !wanted) answer = <p className="check-result">“{number}” holds no digit: enter a phone number.</p>;
-  else if (number && data.data?.tooMany) {
-    answer = (
-      <p role="status">
-        Your lists hold {formatInteger(data.data.tooMany)} numbers, more than the {formatInteger(CHECK_MAX)} the console reads: the API has no
-        filter by number, so this cannot be answered here.
-      </p>
-    );
-  } else if (number && data.data) {
-    const byId = new Map(data.data.lists.map((l) => [l.id, l]));
-    const hits = data.data.numbers.filter((n) => digits(n.phone_number) === wanted);
-    const lists = [...new Set(hits.map((h) => idOf(h.dnc)))].map((id) => byId.get(id as number)).filter((l): l is DncList => Boolean(l));
+  else if (number && data.data) {
+    const lists = data.data;
     answer =
       lists.length > 0 ? (
         <div role="status">

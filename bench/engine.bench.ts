@@ -22,6 +22,7 @@ const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000)
 const dncRows = Number(process.env.BENCH_DNC ?? 10_000_000);
 const dncSubscribers = Number(process.env.BENCH_DNC_SUBSCRIBERS ?? 200_000);
 const paceSeconds = Number(process.env.BENCH_PACE_SECONDS ?? 60);
+const eventsSubscribers = Number(process.env.BENCH_EVENTS_SUBSCRIBERS ?? 150_000);
 const password = 'bench-user-password';
 const auth = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
 const startBalance = 1_000_000_000;
@@ -181,9 +182,11 @@ async function postgres(backend: Backend): Promise<void> {
   const server = await startServer(backend, 'bench-admin-password');
   // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const engine = await startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
-    Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
-  );
+  const startEngine = () =>
+    startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
+      Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
+    );
+  let engine = await startEngine();
   try {
     const rssStart = engine.rssMb();
     engine.resetPeak();
@@ -202,6 +205,35 @@ async function postgres(backend: Backend): Promise<void> {
         `${fmt(run.sustained ?? 0)} calls/s sustained between 10 % and 90 %; target ≥ 2,000)`,
     );
     rssLine('PostgreSQL', engine, rssStart, `${fmt(n)} calls`);
+
+    if (eventsSubscribers > 0) {
+      // The cost of the event log (issue 14: ≤ 10 %): the same campaign with the log turned off
+      // (dialer.events = 'off' on the database: no event built or stored) and on, in the order
+      // off, on, on, off so that neither side has the fresher tables. The engine is restarted
+      // at each switch, since a connection reads the setting when it opens.
+      const [{ name }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
+      const seconds: Record<'off' | 'on', number[]> = { off: [], on: [] };
+      for (const [round, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
+        await db.db.execute(sql.raw(mode === 'off' ? `alter database "${name}" set dialer.events = 'off'` : `alter database "${name}" reset dialer.events`));
+        await engine.stop();
+        await db.db.execute(sql`delete from engine_heartbeats`);
+        engine = await startEngine();
+        const book = await phonebook(db, f, `6${round}0`, eventsSubscribers);
+        const id = await campaign(db, f, book, `benchevents${round}`, 10_000_000);
+        await patchStatus(server, id, 1);
+        const run = await runToEnd(server, id, eventsSubscribers, db);
+        await check(db, f, id, eventsSubscribers);
+        seconds[mode].push(run.seconds);
+        console.log(`PostgreSQL: ${fmt(eventsSubscribers)} calls with the event log ${mode}: ${fmt(eventsSubscribers / run.seconds)} calls/s`);
+      }
+      await db.db.execute(sql.raw(`alter database "${name}" reset dialer.events`));
+      const rate = (mode: 'off' | 'on') => (2 * eventsSubscribers) / (seconds[mode][0] + seconds[mode][1]);
+      const [events] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where type in ('call.completed', 'subscriber.final')`);
+      console.log(
+        `PostgreSQL: the event log costs ${fmt((1 - rate('on') / rate('off')) * 100, 1)} % of the calls/s ` +
+          `(${fmt(rate('on'))} with it, ${fmt(rate('off'))} without; target ≤ 10 %); ${fmt(events.n)} call and subscriber events written in all`,
+      );
+    }
 
     if (dncRows > 0 && dncSubscribers > 0) {
       const dncBook = await phonebook(db, f, '475', dncSubscribers);

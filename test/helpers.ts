@@ -10,7 +10,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
-import { type Database, openDatabase } from '../src/db/database.ts';
+import { sql } from 'drizzle-orm';
+import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { AppDeps } from '../src/http/api.ts';
 
@@ -118,4 +119,19 @@ export async function eventually(probe: () => Promise<boolean>, ms = 3000): Prom
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Waits until every transaction begun before this call has ended: from then on the event log
+ * shows every event committed before it. Readers only go below the oldest running transaction
+ * (src/campaign/events.ts), and on PostgreSQL transaction ids are the whole server's, so a long
+ * transaction of another test file's database holds a freshly written event back for a while.
+ */
+export async function logCaughtUp(database: Pick<Database, 'db'>, ms = 60_000): Promise<void> {
+  const [mark] = await queryRows<{ xid: string }>(database.db, sql`select (pg_current_xact_id()::text)::bigint as xid`);
+  const caughtUp = await eventually(async () => {
+    const [now] = await queryRows<{ xmin: string }>(database.db, sql`select (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint as xmin`);
+    return BigInt(now.xmin) > BigInt(mark.xid);
+  }, ms);
+  if (!caughtUp) throw new Error(`the event log did not catch up in ${ms / 1000} s: a transaction older than ${mark.xid} is still running`);
 }

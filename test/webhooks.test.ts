@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.ts';
 import { verify } from '../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
-import { call, dbLabel, eventually, testConfig, testDatabase } from './helpers.ts';
+import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase } from './helpers.ts';
 
 // Registered before the database's own after hook (they run in order): the dispatcher and the
 // app, which LISTEN on the database, stop before it closes.
@@ -77,6 +77,7 @@ async function campaignLife(): Promise<number> {
     const changed = await call(app, alice.auth, 'PATCH', `/rest-api/campaigns/${id}/`, { status });
     assert.equal(changed.statusCode, 202, changed.body);
   }
+  await logCaughtUp(database);
   return id;
 }
 

@@ -15,6 +15,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { events } from '../db/schema.ts';
+import type { CampaignKind } from './kinds.ts';
 
 export const EventType = {
   CampaignStarted: 'campaign.started',
@@ -45,13 +46,29 @@ export interface NewEvent {
 }
 
 /**
+ * Whether this session writes events: always, unless the database turns the log off with
+ * `ALTER DATABASE … SET dialer.events = 'off'` (an instance nobody integrates with; the baseline
+ * of bench:engine). Every statement that writes events is gated by it (insertEventsSql), so a log
+ * turned off costs nothing per event: not even building its payload.
+ */
+export const EVENTS_ON = `coalesce(current_setting('dialer.events', true), 'on') <> 'off'`;
+
+/**
+ * The one way into the log: an INSERT of the rows of `select` (columns type, user_id,
+ * campaign_id, data, in that order), in the caller's statement and so in its transaction.
+ */
+export function insertEventsSql(select: SQL): SQL {
+  return sql`insert into events (type, user_id, campaign_id, data) select * from (${select}) e where ${sql.raw(EVENTS_ON)}`;
+}
+
+/**
  * The `data` of a campaign event as SQL over a row alias with id, name, status (for statements
  * that write events beside a set-based change, e.g. the engine ending campaigns): the same shape
  * as lifecycle.ts's campaignEvent, plus `extra` (SQL key/value pairs).
  */
 export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', kind: 'voice' | 'sms', alias: string, extra: SQL = sql``): SQL {
   const a = sql.identifier(alias);
-  return sql`jsonb_build_object('campaign', ${`/rest-api/${resource}/`} || ${a}.id || '/', 'kind', ${kind}::text, 'id', ${a}.id,
+  return sql`json_build_object('campaign', ${`/rest-api/${resource}/`} || ${a}.id || '/', 'kind', ${kind}::text, 'id', ${a}.id,
     'name', ${a}.name, 'status', ${a}.status ${extra})`;
 }
 
@@ -61,18 +78,53 @@ export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', ki
  */
 export function smsMessageEventsSql(alias: string): SQL {
   const a = sql.identifier(alias);
-  return sql`insert into events (type, user_id, campaign_id, data)
-    select 'sms.' || ${a}.status, ${a}.user_id, ${a}.sms_campaign_id, jsonb_build_object(
+  return insertEventsSql(sql`
+    select 'sms.' || ${a}.status, ${a}.user_id, ${a}.sms_campaign_id, json_build_object(
       'message', '/rest-api/sms-message/' || ${a}.id || '/',
       'campaign', case when ${a}.sms_campaign_id is null then null else '/rest-api/sms-campaigns/' || ${a}.sms_campaign_id || '/' end,
       'id', ${a}.id, 'recipient_number', ${a}.recipient_number, 'status', ${a}.status, 'error', ${a}.error)
-    from ${a} where ${a}.status in ('sent', 'delivered', 'failed')`;
+    from ${a} where ${a}.status in ('sent', 'delivered', 'failed')`);
+}
+
+/**
+ * subscriber.final events for the rows of `alias` (id, campaign_id, status, reason,
+ * duplicate_contact, user_id) that reached a final status, voice or SMS: a statement's CTE writes
+ * them beside the change that settles the subscribers. Only voice subscribers have a resource of
+ * their own (/subscriber-list/); an SMS one is known by its campaign and number.
+ */
+export function subscriberFinalEventsSql(kind: Pick<CampaignKind, 'name' | 'resource' | 'subscriberStatuses'>, alias: string): SQL {
+  const a = sql.identifier(alias);
+  const S = kind.subscriberStatuses;
+  const link = kind.name === 'voice' ? sql`'/rest-api/subscriber-list/' || ${a}.id || '/'` : sql`null::text`;
+  return insertEventsSql(sql`
+    select 'subscriber.final', ${a}.user_id, ${a}.campaign_id, json_build_object(
+      'subscriber', ${link}, 'campaign', ${`/rest-api/${kind.resource}/`} || ${a}.campaign_id || '/', 'kind', ${kind.name}::text,
+      'id', ${a}.id, 'phone_number', ${a}.duplicate_contact, 'status', ${a}.status, 'reason', ${a}.reason)
+    from ${a} where ${a}.status not in (${S.pending}, ${S.in_process}, ${S.pause})`);
+}
+
+/**
+ * balance.low events for the rows of `alias` (id, username, balance: the new balance, was: the
+ * balance before the change, balance_low_threshold): one for each owner whose balance went from
+ * at or above the threshold to below it. Written beside every balance change: calls billed,
+ * messages billed, payments.
+ */
+export function balanceLowEventsSql(alias: string): SQL {
+  const a = sql.identifier(alias);
+  return insertEventsSql(sql`
+    select 'balance.low', ${a}.id, null::int, json_build_object('user', '/rest-api/users/' || ${a}.id || '/', 'id', ${a}.id,
+      'username', ${a}.username, 'balance', ${a}.balance::text, 'threshold', ${a}.balance_low_threshold::text)
+    from ${a} where ${a}.balance < ${a}.balance_low_threshold and ${a}.was >= ${a}.balance_low_threshold`);
 }
 
 /** Writes events in one statement, in the caller's transaction. */
 export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return;
-  await db.insert(events).values(list.map((e) => ({ type: e.type, user_id: e.userId, campaign_id: e.campaignId ?? null, data: e.data })));
+  const rows = list.map((e) => ({ type: e.type, user_id: e.userId, campaign_id: e.campaignId ?? null, data: e.data }));
+  await db.execute(
+    insertEventsSql(sql`select v.type, v.user_id, v.campaign_id, v.data
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(type text, user_id int, campaign_id int, data json)`),
+  );
 }
 
 /** A reader's position in the log: the last event it has seen (0, 0 before the first). */

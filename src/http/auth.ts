@@ -102,7 +102,8 @@ export class Authenticator {
     const header = request.headers.authorization;
     if (!header) {
       const session = await this.sessions.fromRequest(db, request);
-      if (!session) throw unauthorized(sessionCookie(request) === undefined ? undefined : 'Invalid or expired session.', challenges(request));
+      const detail = sessionCookie(request) === undefined ? undefined : 'Invalid or expired session.';
+      if (!session) throw unauthorized(detail, challenges(request));
       checkCsrf(request, session);
       return { id: session.user_id, username: session.username, is_admin: session.is_admin };
     }
@@ -124,7 +125,8 @@ export class Authenticator {
    */
   async login(db: Db, request: FastifyRequest, username: string, password: string): Promise<AuthUser> {
     // No account's name or password holds a NUL, and PostgreSQL could not look one up.
-    const user = username.includes('\u0000') || password.includes('\u0000') ? undefined : await this.password(db, { scheme: 'basic', username, password }, request.ip, this.opts.now());
+    const nul = username.includes('\u0000') || password.includes('\u0000');
+    const user = nul ? undefined : await this.password(db, { scheme: 'basic', username, password }, request.ip, this.opts.now());
     if (!user) throw unauthorized('Invalid username/password.', false);
     if (!user.is_active) throw unauthorized('User inactive or deleted.', false);
     return { id: user.id, username: user.username, is_admin: user.is_admin };

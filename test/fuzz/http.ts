@@ -38,6 +38,18 @@ export function authHeader(target: Target, request: Pick<FuzzRequest, 'actor' | 
   return undefined;
 }
 
+/**
+ * The body of `res`. An event stream (GET /rest-api/events/) never ends by design: its first
+ * chunk is its answer, then the fuzzer hangs up, rather than wait for a timeout and report a hang.
+ */
+async function bodyText(res: Response): Promise<string> {
+  if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '') || !res.body) return res.text();
+  const reader = res.body.getReader();
+  const first = await reader.read();
+  await reader.cancel();
+  return first.value ? new TextDecoder().decode(first.value) : '';
+}
+
 /** Sends `request`; a request that gets no answer in time is answered with status 0. */
 export async function send(target: Target, request: FuzzRequest): Promise<Answer> {
   const auth = authHeader(target, request);
@@ -50,7 +62,7 @@ export async function send(target: Target, request: FuzzRequest): Promise<Answer
       redirect: 'manual',
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const text = await res.text();
+    const text = await bodyText(res);
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;

@@ -15,6 +15,8 @@ export const users = pgTable('users', {
   balance: numeric('balance', { precision: 16, scale: 5 }).notNull().default('0'),
   call_rate: numeric('call_rate', { precision: 12, scale: 5 }).notNull().default('0'),
   sms_rate: numeric('sms_rate', { precision: 12, scale: 5 }).notNull().default('0'),
+  /** A balance falling below it writes a balance.low event; null: none (migration 0020). */
+  balance_low_threshold: numeric('balance_low_threshold', { precision: 16, scale: 5 }),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

@@ -1,6 +1,6 @@
 /** The event log, webhook endpoints and their deliveries (issue 14; migration 0017). */
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, timestamp, unique, varchar } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, json, jsonb, pgTable, serial, timestamp, unique, varchar } from 'drizzle-orm/pg-core';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 import { users } from './accounts.ts';
 
@@ -17,11 +17,12 @@ export const events = pgTable(
     user_id: integer('user_id'),
     /** The voice or SMS campaign it is about, if any (the stream's ?campaign_id= filter). */
     campaign_id: integer('campaign_id'),
-    /** The payload, in the API's read shapes with links as paths (made absolute when sent). */
-    data: jsonb('data').notNull(),
+    /** The payload, in the API's read shapes with links as paths (made absolute when sent); json: written once, read whole (migration 0019). */
+    data: json('data').notNull(),
     created: timestamp('created', { withTimezone: true, mode: 'string' }).notNull().defaultNow(),
   },
-  (t) => [index('events_order_idx').on(t.txid, t.id), index('events_created_idx').on(t.created)],
+  // created: a BRIN index, read only by pruning (migration 0019).
+  (t) => [index('events_order_idx').on(t.txid, t.id), index('events_created_brin').using('brin', t.created)],
 );
 
 export const webhooks = pgTable('webhooks', {

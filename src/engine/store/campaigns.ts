@@ -4,7 +4,7 @@
  * flight, and `noteState` (engine_state and the pace, for voice and SMS campaigns alike).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { appendEvents, campaignEventDataSql, EventType } from '../../campaign/events.ts';
+import { appendEvents, campaignEventDataSql, EventType, insertEventsSql } from '../../campaign/events.ts';
 import type { CampaignKind } from '../../campaign/kinds.ts';
 import { campaignEvent } from '../../campaign/lifecycle.ts';
 import { type Db, queryRows } from '../../db/database.ts';
@@ -46,10 +46,9 @@ export function endDueCampaigns(db: Db, kind: CampaignKind, now: string): Promis
             select 1 from ${t.subscribers} s where s.${t.campaignColumn} = c.id and s.status in (${S.pending}, ${S.pause}, ${S.in_process}))))
           returning c.id, c.user_id, c.name, c.status, c.expirationdate < ${now}::timestamptz as expired
         ), written as (
-          insert into events (type, user_id, campaign_id, data)
-          select 'campaign.ended', e.user_id, e.id,
+          ${insertEventsSql(sql`select 'campaign.ended', e.user_id, e.id,
             ${campaignEventDataSql(kind.resource, kind.name, 'e', sql`, 'why', case when e.expired then 'expired' else 'done' end`)}
-          from ended e
+          from ended e`)}
         )
         select id from ended`,
   );

@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { LegType } from '../../db/schema.ts';
+import { balanceLowEventsSql, insertEventsSql } from '../../campaign/events.ts';
 import { json } from './sql.ts';
 
 /** One CDR leg, as the set-based insert reads it (jsonb_to_recordset). */
@@ -40,17 +41,18 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     ), bill as (
       update users u set balance = u.balance - b.total
       from (select user_id, sum(cost) as total from priced where billed > 0 group by user_id) b where u.id = b.user_id
+      returning u.id, u.username, u.balance, u.balance + b.total as was, u.balance_low_threshold
+    ), low as (${balanceLowEventsSql('bill')}
     ), completed as (
       -- call.completed (issue 14): one per call (its A leg), with the CDR's fields and links.
-      insert into events (type, user_id, campaign_id, data)
-      select 'call.completed', user_id, campaign_id, jsonb_build_object(
+      ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(
         'callrequest', '/rest-api/callrequest/' || callrequest_id || '/',
         'results', '/rest-api/callrequest/' || callrequest_id || '/results/',
         'campaign', '/rest-api/campaigns/' || campaign_id || '/',
         'callid', callid, 'callerid', callerid, 'phone_number', phone, 'starting_date', started,
         'duration', duration, 'billsec', billsec, 'billed_duration', billed, 'call_cost', coalesce(cost, 0)::text,
         'hangup_cause_q850', cause, 'disposition', disposition, 'amd_status', amd)
-      from priced where leg_type = ${LegType.A} order by ord
+      from priced where leg_type = ${LegType.A} order by ord`)}
     )
     insert into cdrs (callid, callerid, phone_number, starting_date, duration, billsec, billed_duration, call_cost,
       hangup_cause_q850, disposition, leg_type, amd_status, callrequest_id, campaign_id, subscriber_id, contact_id, user_id)

@@ -5,7 +5,8 @@
  * engines left (recover.ts).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { smsMessageEventsSql } from '../../campaign/events.ts';
+import { balanceLowEventsSql, smsMessageEventsSql } from '../../campaign/events.ts';
+import { finalColumns, finalEvents } from './sms-subscribers.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
 
@@ -71,6 +72,11 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
     db,
     sql`with r as (
           select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id bigint, ok boolean, gid text, error text, retry boolean)
+        ), locked as (
+          -- Each message as it is now (locked: a delivery report may have moved it since this
+          -- statement began). Only one still 'unsent' changes status here, so only such a one
+          -- has its event written here: a report that came first wrote its own.
+          select m.id, m.status as was from sms_messages m join r on r.id = m.id where m.engine_id <> '' for update of m
         ), m as (
           update sms_messages m set
             status = case when m.status <> 'unsent' then m.status when r.ok then 'sent' else 'failed' end,
@@ -79,14 +85,17 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
             cost = case when r.ok or m.status <> 'unsent' then m.cost else 0 end,
             error = case when r.ok or m.status <> 'unsent' then m.error else left(r.error, 200) end,
             engine_id = '', updated_date = now()
-          from r where m.id = r.id and m.engine_id <> ''
+          from r join locked l on l.id = r.id where m.id = r.id
           returning m.id, m.user_id, m.sms_campaign_id, m.sms_subscriber_id, m.cost, m.send_date is not null as sent, r.retry, m.error,
-            m.recipient_number, m.status
-        ), written as (${smsMessageEventsSql('m')}
+            m.recipient_number, m.status, l.was
+        ), changed as (select * from m where was = 'unsent'
+        ), written as (${smsMessageEventsSql('changed')}
         ), bill as (
           update users u set balance = u.balance - t.total
           from (select user_id, sum(cost) as total from m where sent group by user_id) t
           where u.id = t.user_id and t.total > 0
+          returning u.id, u.username, u.balance, u.balance + t.total as was, u.balance_low_threshold
+        ), low as (${balanceLowEventsSql('bill')}
         ), subs as (
           update sms_subscribers s set updated_date = now(),
             status = case when m.sent then ${S.Complete}::int
@@ -99,7 +108,8 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
                           else left('no attempt left (last: ' || m.error || ')', 200) end
           from m join sms_campaigns c on c.id = m.sms_campaign_id
           where s.id = m.sms_subscriber_id and s.status = ${S.InProcess}
-        )
+          returning ${finalColumns}, c.user_id
+        ), final as (${finalEvents('subs')})
         select count(*)::int as n from m`,
   );
   return Number(row?.n ?? 0);

@@ -8,10 +8,17 @@ import { inArray, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus, smsSubscribers } from '../../db/schema.ts';
 import { doNotCallSql } from '../../campaign/dnc.ts';
+import { subscriberFinalEventsSql } from '../../campaign/events.ts';
+import { smsKind } from '../../campaign/kinds.ts';
 
 export type SmsSubscriberRow = typeof smsSubscribers.$inferSelect;
 
 const S = SmsSubscriberStatus;
+
+/** subscriber.final events (issue 14) for the SMS subscribers of `alias` that reached a final status. */
+export const finalEvents = (alias: string) => subscriberFinalEventsSql(smsKind, alias);
+/** What finalEvents reads of a changed `sms_subscribers s` row (with its owner's user_id beside). */
+export const finalColumns = sql`s.id, s.sms_campaign_id as campaign_id, s.status, s.reason, s.duplicate_contact`;
 
 /** The rows of the subscribers `ids` (any order). */
 export function smsSubscribersByIds(tx: Db, ids: number[]): Promise<SmsSubscriberRow[]> {
@@ -25,9 +32,12 @@ export function smsSubscribersByIds(tx: Db, ids: number[]): Promise<SmsSubscribe
 export function markSmsDoNotCall(tx: Db, ids: number[], userId: number): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     tx,
-    sql`update sms_subscribers s set status = ${S.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-        where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, null)}
-        returning s.id`,
+    sql`with hit as (
+          update sms_subscribers s set status = ${S.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
+          where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, null)}
+          returning ${finalColumns}, ${userId}::int as user_id
+        ), written as (${finalEvents('hit')})
+        select id from hit`,
   );
 }
 
@@ -39,13 +49,17 @@ export async function markSmsInProcess(tx: Db, ids: number[], now: string): Prom
     .where(inArray(smsSubscribers.id, ids));
 }
 
-/** ABORT: the pending subscribers of aborted SMS campaigns; returns those changed. */
+/** ABORT: the pending subscribers of aborted SMS campaigns, each with its subscriber.final event; returns those changed. */
 export function abortPendingSmsSubscribers(db: Db): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     db,
-    sql`update sms_subscribers s set status = ${S.Abort}, reason = 'campaign aborted', updated_date = now()
+    sql`with aborted as (
+          update sms_subscribers s set status = ${S.Abort}, reason = 'campaign aborted', updated_date = now()
           from sms_campaigns c where c.id = s.sms_campaign_id and c.status = ${CampaignStatus.Abort}
-            and s.status in (${S.Pending}, ${S.Pause}) returning s.id`,
+            and s.status in (${S.Pending}, ${S.Pause})
+          returning ${finalColumns}, c.user_id
+        ), written as (${finalEvents('aborted')})
+        select id from aborted`,
   );
 }
 

@@ -8,22 +8,14 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CallRequestStatus, CampaignStatus, SubscriberStatus, subscribers } from '../../db/schema.ts';
 import { doNotCallSql } from '../../campaign/dnc.ts';
+import { subscriberFinalEventsSql } from '../../campaign/events.ts';
+import { voiceKind } from '../../campaign/kinds.ts';
 import { idArray, json } from './sql.ts';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 
-/**
- * subscriber.final events (issue 14) for the rows of `alias` (id, campaign_id, status, reason,
- * duplicate_contact, user_id) that reached a final status.
- */
-function finalEvents(alias: string) {
-  const a = sql.identifier(alias);
-  return sql`insert into events (type, user_id, campaign_id, data)
-    select 'subscriber.final', ${a}.user_id, ${a}.campaign_id, jsonb_build_object(
-      'subscriber', '/rest-api/subscriber-list/' || ${a}.id || '/', 'campaign', '/rest-api/campaigns/' || ${a}.campaign_id || '/',
-      'id', ${a}.id, 'phone_number', ${a}.duplicate_contact, 'status', ${a}.status, 'reason', ${a}.reason)
-    from ${a} where ${a}.status not in (${SubscriberStatus.Pending}, ${SubscriberStatus.InProcess}, ${SubscriberStatus.Pause})`;
-}
+/** subscriber.final events (issue 14) for the voice subscribers of `alias` that reached a final status. */
+const finalEvents = (alias: string) => subscriberFinalEventsSql(voiceKind, alias);
 
 /** Marks the subscribers `ids` on a DNC list (the owner's, the campaign's) NOT_AUTHORIZED (7); returns those hit. */
 export function markDoNotCall(tx: Db, ids: number[], userId: number, dncId: number | null): Promise<{ id: number }[]> {
@@ -76,13 +68,17 @@ export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Prom
     ) ${finalEvents('settled')}`);
 }
 
-/** ABORT: the pending subscribers of aborted campaigns; returns those changed. */
+/** ABORT: the pending subscribers of aborted campaigns, each with its subscriber.final event; returns those changed. */
 export function abortPendingSubscribers(db: Db): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     db,
-    sql`update subscribers s set status = ${SubscriberStatus.Abort}, reason = 'campaign aborted', updated_date = now()
+    sql`with aborted as (
+          update subscribers s set status = ${SubscriberStatus.Abort}, reason = 'campaign aborted', updated_date = now()
           from campaigns c where c.id = s.campaign_id and c.status = ${CampaignStatus.Abort}
-            and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause}) returning s.id`,
+            and s.status in (${SubscriberStatus.Pending}, ${SubscriberStatus.Pause})
+          returning s.id, s.campaign_id, s.status, s.reason, s.duplicate_contact, c.user_id
+        ), written as (${finalEvents('aborted')})
+        select id from aborted`,
   );
 }
 

@@ -17,6 +17,7 @@ export const accountFields = {
   balance: decimal({ places: 5, maxDigits: 16 }),
   call_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
+  balance_low_threshold: decimal({ places: 5, maxDigits: 16, nullable: true, description: 'a balance falling below it is a balance.low event; null: none' }),
 };
 
 export const AccountRecord = Type.Object({
@@ -33,6 +34,7 @@ export const AccountRecord = Type.Object({
   balance: Type.Number(),
   call_rate: Type.Number(),
   sms_rate: Type.Number(),
+  balance_low_threshold: Type.Union([Type.Number(), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

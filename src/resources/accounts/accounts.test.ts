@@ -50,6 +50,7 @@ describe(`accounts (${dbLabel})`, () => {
       balance: 12.5,
       call_rate: 0.02,
       sms_rate: 0.01,
+      balance_low_threshold: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);
@@ -116,6 +117,20 @@ describe(`accounts (${dbLabel})`, () => {
     assert.equal(put.statusCode, 202, put.body);
     const read = await call(t.app, admin.auth, 'GET', dave.url);
     assert.deepEqual([read.data.last_name, read.data.call_rate, read.data.is_admin], ['Jones', 0.5, true]);
+  });
+
+  test('balance_low_threshold (balance.low events): set, read back, refused when not a number, cleared with null', async () => {
+    const dave = await makeUser(t.database.db);
+    const set = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${dave.id}/`, { balance_low_threshold: '5.25' });
+    assert.equal(set.statusCode, 202, set.body);
+    assert.equal((await call(t.app, admin.auth, 'GET', `/rest-api/accounts/${dave.id}/`)).data.balance_low_threshold, 5.25);
+    const bad = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${dave.id}/`, { balance_low_threshold: 'lots' });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.ok(bad.data.balance_low_threshold, bad.body);
+    assert.equal((await call(t.app, admin.auth, 'GET', `/rest-api/accounts/${dave.id}/`)).data.balance_low_threshold, 5.25);
+    const off = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${dave.id}/`, { balance_low_threshold: null });
+    assert.equal(off.statusCode, 202, off.body);
+    assert.equal((await call(t.app, admin.auth, 'GET', `/rest-api/accounts/${dave.id}/`)).data.balance_low_threshold, null);
   });
 
   test('a deactivated account is refused at once, by password and by token; reactivated, it works again', async () => {

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import type { Database } from '../../db/database.ts';
+import { EVENTS_ON } from '../../campaign/events.ts';
 import { withCopySession, type CopySession, type CopyWriter } from './bulk.copy.ts';
 import { holdsNul, NUL_MESSAGE } from '../../http/null-characters.ts';
 import { csvLine, type ImportTarget, looksBinary, type RowReader } from './bulk.csv.ts';
@@ -104,9 +105,9 @@ async function finishedEvent(session: CopySession, target: ImportTarget, parentI
   const { table, resource } = target.parent;
   await session.query(
     `insert into events (type, user_id, data)
-     select 'import.finished', p.user_id, jsonb_build_object($2::text, $3::text || p.id || '/', 'imported', $4::int,
+     select 'import.finished', p.user_id, json_build_object($2::text, $3::text || p.id || '/', 'imported', $4::int,
        'duplicates_skipped', $5::int, 'rejected_count', $6::int)
-     from ${table} p where p.id = $1::integer`,
+     from ${table} p where p.id = $1::integer and ${EVENTS_ON}`,
     [parentId, resource.replace('-', '_'), `/rest-api/${resource}/`, summary.imported, summary.duplicates_skipped, summary.rejected_count],
   );
 }

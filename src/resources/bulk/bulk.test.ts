@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { contacts } from '../../db/schema.ts';
 import { makeDncList, makePhonebook, makeUser } from '../../../test/factories.ts';
-import { call, dbLabel, testApp, testConfig } from '../../../test/helpers.ts';
+import { call, dbLabel, logCaughtUp, testApp, testConfig } from '../../../test/helpers.ts';
 import { PGLITE_COPY_ROWS } from './bulk.copy.ts';
 import { contactsOf, dncNumbersOf, upload } from './bulk.fixtures.ts';
 
@@ -20,6 +20,7 @@ describe(`bulk import and export (${dbLabel})`, () => {
     const pb = await makePhonebook(db, alice.id);
     const res = await upload(t.app, alice.auth, importUrl(pb), 'contact\n+12035550111\nnope\n+12035550112\n');
     assert.equal(res.statusCode, 201, res.body);
+    await logCaughtUp(t.database);
     const events = await call(t.app, alice.auth, 'GET', '/rest-api/events/?format=json&after=0&types=import.finished');
     const mine = events.data.results.filter((e: { data: { phonebook: string } }) => e.data.phonebook.endsWith(`/rest-api/phonebook/${pb}/`));
     assert.equal(mine.length, 1, events.body);

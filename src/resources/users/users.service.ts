@@ -29,6 +29,7 @@ export interface UserInput {
   balance?: string;
   call_rate?: string;
   sms_rate?: string;
+  balance_low_threshold?: string | null;
   is_active?: boolean;
 }
 

@@ -3,6 +3,7 @@ import { Route, Routes } from 'react-router';
 import { SmsCampaignEdit, SmsCampaignPage } from './detail.tsx';
 import { SmsCampaignForm } from './form.tsx';
 import { SmsCampaignList } from './list.tsx';
+import '../../components/admin.css';
 
 export default function SmsCampaigns() {
   return (

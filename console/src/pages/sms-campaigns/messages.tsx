@@ -67,10 +67,10 @@ export function SmsMessages({ campaignId }: { campaignId: number }) {
                 <caption className="sr-only">Messages of this campaign</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Sent</th>
                     <th scope="col">Recipient</th>
                     <th scope="col">Status</th>
-                    <th scope="col">Delivered</th>
+                    <th scope="col">Sent</th>
+                    <th scope="col" title="When the delivery report (delivered or failed) arrived">Report</th>
                     <th scope="col">Parts</th>
                     <th scope="col">Cost</th>
                     <th scope="col">Error</th>
@@ -79,12 +79,12 @@ export function SmsMessages({ campaignId }: { campaignId: number }) {
                 <tbody>
                   {messages.data.results.map((m) => (
                     <tr key={m.id}>
-                      <td>
-                        <Time value={m.send_date} />
-                      </td>
                       <td>{m.recipient_number}</td>
                       <td>
                         <span className={`msg msg-${m.status}`}>{STATUS_WORDS[m.status] ?? m.status}</span>
+                      </td>
+                      <td>
+                        <Time value={m.send_date} />
                       </td>
                       <td>
                         <Time value={m.delivery_date} />

@@ -47,7 +47,6 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
                 <tr>
                   <th scope="col">Event</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
                   <th scope="col">Answer</th>
                   <th scope="col">Latency</th>
                   <th scope="col">Response</th>
@@ -66,16 +65,18 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
                     </td>
                     <td>
                       <span className={`msg ${STATUS_CLASS[d.status] ?? ''}`}>{d.status}</span>
+                      <div className="muted">
+                        {formatInteger(d.attempts)} {d.attempts === 1 ? 'attempt' : 'attempts'}
+                      </div>
                       {d.next_attempt && (
                         <div className="muted">
                           next <Time value={d.next_attempt} />
                         </div>
                       )}
                     </td>
-                    <td className="num">{formatInteger(d.attempts)}</td>
                     <td className="num">{d.response_status ?? '–'}</td>
                     <td className="num">{d.latency_ms == null ? '–' : `${formatInteger(d.latency_ms)} ms`}</td>
-                    <td className="wrap mono">{d.error ? <span className="field-error">{d.error}</span> : (d.response_excerpt ?? '–')}</td>
+                    <td className="wrap mono excerpt">{d.error ? <span className="field-error">{d.error}</span> : (d.response_excerpt ?? '–')}</td>
                     <td>
                       <Time value={d.delivered_at ?? d.created} />
                     </td>

@@ -144,7 +144,8 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('cell', { name: 'Top-up by card' }).waitFor();
       await shot(page, 'payments');
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
-      assert.match(await page.locator('tr[data-username="carol"]').getByTestId('balance').innerText(), /^25\.50$/);
+      // The cached page shows first, then the refetch (the payment made it stale).
+      await page.locator('tr[data-username="carol"]').getByTestId('balance').filter({ hasText: /^25\.50$/ }).waitFor();
       const api = await request(server, 'GET', '/rest-api/accounts/?page_size=100', admin);
       assert.equal(api.body.results.find((a: any) => a.username === 'carol').balance, 25.5);
     } finally {

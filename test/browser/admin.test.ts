@@ -346,6 +346,81 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
     }
   });
 
+  test('an SMS campaign is started, paused, resumed, and aborted behind a confirmation (Escape cancels)', async () => {
+    const gateway = (await request(server, 'GET', '/rest-api/sms-gateway/', carol)).body.results[0].url;
+    const book = (await request(server, 'GET', '/rest-api/phonebook/', carol)).body.results[0].url;
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const later = await create(carol, 'sms-campaigns', { name: 'Tomorrow reminder', sms_gateway: gateway, phonebook: [book], text_message: 'See you', startingdate: tomorrow });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.goto(`${server.base}/sms-campaigns/${later.id}`);
+      const status = page.getByTestId('status');
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Start' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Abort Tomorrow reminder?' });
+      await dialog.waitFor();
+      await shot(page, 'sms-campaign-abort-confirm');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await status.innerText(), 'Running');
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
+      await status.filter({ hasText: 'Aborted' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0);
+      assert.equal((await request(server, 'GET', `/rest-api/sms-campaigns/${later.id}/`, carol)).body.status, 3);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an admin creates a voice gateway with the simulator form, switches it off, and deactivates a user (whose password is then refused)', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'admin', 'admin-pw');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gateways', exact: true }).click();
+      await page.getByRole('link', { name: 'New gateway' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Simulated carrier');
+      await page.getByLabel('Calls at once').fill('5');
+      await page.getByLabel('Answer rate', { exact: true }).fill('1');
+      await page.getByLabel('Ringing (seconds, min–max)').fill('2, 4');
+      await page.getByLabel('Time scale').fill('60');
+      await page.getByRole('button', { name: 'Create gateway' }).click();
+      await page.getByRole('link', { name: 'Simulated carrier' }).click();
+      await page.getByRole('heading', { name: 'Edit Simulated carrier' }).waitFor();
+      assert.equal(await page.getByLabel('Ringing (seconds, min–max)').inputValue(), '2, 4');
+      await page.getByLabel('Status').selectOption({ label: 'Inactive: campaigns using it wait' });
+      await shot(page, 'gateway-edit');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('cell', { name: 'Inactive' }).waitFor();
+      await shot(page, 'gateways');
+      const g = (await request(server, 'GET', '/rest-api/gateway/', admin)).body.results[0];
+      assert.deepEqual([g.status, g.maximum_call, g.settings], [0, 5, { answer_rate: 1, ring_seconds: [2, 4], time_scale: 60 }]);
+
+      await page.goto(`${server.base}/users`);
+      await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
+      await page.getByRole('heading', { name: 'Edit dave' }).waitFor();
+      await page.getByLabel('Active').uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('tr[data-username="dave"]').getByText('Deactivated').waitFor();
+      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 401);
+      await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
+      await page.getByLabel('Active').check();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('tr[data-username="dave"]').getByText('Active', { exact: true }).waitFor();
+      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 200);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('an ordinary user sees no Users or Payments page, and not another user\'s webhooks; gateways by name only', async () => {
     const { context, page } = await newPage(PHONE);
     try {

@@ -16,9 +16,9 @@ export const SMS_GROUPS: FormGroup[] = [
     title: 'What',
     fields: [
       { name: 'name', label: 'Name', kind: { type: 'text' } },
-      { name: 'description', label: 'Description', kind: { type: 'text', multiline: true } },
       { name: 'text_message', label: 'Message', hint: 'May name the contact’s {full_name} and its other columns ({debt}); a long text goes in several parts.', kind: { type: 'text', multiline: true, rows: 4 } },
       { name: 'sms_gateway', label: 'SMS gateway', hint: 'The carrier the messages go through.', kind: { type: 'link', resource: 'sms-gateway' } },
+      { name: 'description', label: 'Description', kind: { type: 'text', multiline: true } },
     ],
   },
   {

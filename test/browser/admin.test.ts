@@ -443,6 +443,14 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       assert.equal(await page.getByRole('link', { name: 'New SMS gateway' }).count(), 0);
       assert.equal(await page.getByRole('link', { name: 'Simulated SMS' }).count(), 0);
       await shot(page, 'sms-gateways-user-phone');
+      // Dave deletes his own webhook, behind a confirmation.
+      await page.goto(`${server.base}/webhooks`);
+      await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).click();
+      await page.getByRole('button', { name: 'Delete this webhook…' }).click();
+      await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete the webhook' }).click();
+      await page.getByRole('heading', { name: 'No webhook yet' }).waitFor();
+      await shot(page, 'webhooks-empty-phone');
+      assert.equal((await request(server, 'GET', '/rest-api/webhook/', basic('dave', 'dave-pw'))).body.count, 0);
     } finally {
       await context.close();
     }

@@ -19,7 +19,7 @@ export function SecretBox({ title, value, children, onDone }: { title: string; v
         <strong>Copy it now:</strong> it is shown this once and cannot be read again.
       </p>
       <div className="secret">
-        <input aria-label={title} readOnly value={value} data-testid="secret" onFocus={(e) => e.target.select()} />
+        <input aria-label={title} readOnly value={value} data-testid="secret" autoFocus onFocus={(e) => e.target.select()} />
         <button type="button" onClick={() => void copy()}>
           {copied ? 'Copied' : 'Copy'}
         </button>

@@ -1,8 +1,8 @@
 /** One webhook: edit it, rotate its secret (shown once), and its delivery history with redeliver. */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
-import { get, patch, recordPath, request } from '../../api/client.ts';
+import { Link, useNavigate, useParams } from 'react-router';
+import { del, get, patch, recordPath, request } from '../../api/client.ts';
 import type { Webhook } from '../../api/admin-types.ts';
 import { SecretBox } from '../../components/secret-box.tsx';
 import { ConfirmDialog, EmptyState, ErrorMessage, Loading, Time } from '../../components/ui.tsx';
@@ -77,6 +77,41 @@ function RotateSecret({ hook }: { hook: Webhook }) {
   );
 }
 
+function DeleteWebhook({ hook }: { hook: Webhook }) {
+  const [asking, setAsking] = useState(false);
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => del(recordPath('webhook', hook.id)),
+    onSuccess: async () => {
+      client.removeQueries({ queryKey: ['webhook', 'one', hook.id] });
+      await client.invalidateQueries({ queryKey: ['webhook'] });
+      void navigate('/webhooks');
+    },
+  });
+  return (
+    <section aria-labelledby="delete-title">
+      <h2 id="delete-title">Delete</h2>
+      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={remove.isPending}>
+        Delete this webhook…
+      </button>
+      <ErrorMessage error={remove.error} />
+      <ConfirmDialog
+        open={asking}
+        title="Delete this webhook?"
+        confirmLabel="Delete the webhook"
+        onCancel={() => setAsking(false)}
+        onConfirm={() => {
+          setAsking(false);
+          remove.mutate();
+        }}
+      >
+        <p>No further event is sent to {hook.url}, and its delivery history goes with it. To pause deliveries instead, switch it off.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
 export function WebhookPage() {
   const id = Number(useParams().id);
   const hook = useQuery({ queryKey: ['webhook', 'one', id], queryFn: () => get<Webhook>(recordPath('webhook', id)) });
@@ -112,6 +147,7 @@ export function WebhookPage() {
       <EditWebhook hook={h} />
       <RotateSecret hook={h} />
       <Deliveries webhookId={h.id} />
+      <DeleteWebhook hook={h} />
     </>
   );
 }

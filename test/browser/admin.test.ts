@@ -442,6 +442,8 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('cell', { name: 'Simulated SMS' }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'New SMS gateway' }).count(), 0);
       assert.equal(await page.getByRole('link', { name: 'Simulated SMS' }).count(), 0);
+      await page.goto(`${server.base}/sms-gateways/new`);
+      await page.getByRole('heading', { name: 'Only administrators configure SMS gateways' }).waitFor();
       await shot(page, 'sms-gateways-user-phone');
       // Dave deletes his own webhook, behind a confirmation.
       await page.goto(`${server.base}/webhooks`);

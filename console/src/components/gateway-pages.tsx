@@ -19,6 +19,8 @@ export interface GatewayKind {
   path: string;
   title: string;
   noun: string;
+  /** The noun in a sentence: `gateways`, `SMS gateways`. */
+  plural: string;
   /** The drivers the server knows (src/drivers/<kind>/index.ts), the default first. */
   drivers: string[];
   what: string;
@@ -270,6 +272,16 @@ export function GatewayPages({ k }: { k: GatewayKind }) {
       <Route index element={<List k={k} />} />
       {is_admin && <Route path="new" element={<GatewayForm k={k} />} />}
       {is_admin && <Route path=":id" element={<Edit k={k} />} />}
+      <Route
+        path="*"
+        element={
+          <EmptyState title={`Only administrators configure ${k.plural}`}>
+            <p>
+              You can see their names and choose them in your campaigns. <Link to={k.path}>Back to the {k.plural}</Link>.
+            </p>
+          </EmptyState>
+        }
+      />
     </Routes>
   );
 }

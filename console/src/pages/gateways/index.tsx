@@ -8,6 +8,7 @@ const VOICE: GatewayKind = {
   title: 'Gateways',
   noun: 'gateway',
   drivers: ['simulator', 'freeswitch', 'sip'],
+  plural: 'gateways',
   what: 'The carriers calls go through: a campaign dials through one gateway.',
 };
 

@@ -8,6 +8,7 @@ const SMS: GatewayKind = {
   title: 'SMS gateways',
   noun: 'SMS gateway',
   drivers: ['simulator', 'kannel', 'smpp', 'http'],
+  plural: 'SMS gateways',
   what: 'The carriers text messages go through: an SMS campaign sends through one SMS gateway.',
 };
 

@@ -448,6 +448,8 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       // Dave deletes his own webhook, behind a confirmation.
       await page.goto(`${server.base}/webhooks`);
       await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).click();
+      await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      await shot(page, 'webhook-page-phone');
       await page.getByRole('button', { name: 'Delete this webhook…' }).click();
       await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete the webhook' }).click();
       await page.getByRole('heading', { name: 'No webhook yet' }).waitFor();

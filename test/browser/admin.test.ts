@@ -79,10 +79,14 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
   let dropDatabase: (() => Promise<void>) | undefined;
   const hook = receiver();
   after(async () => {
-    await browser?.close();
-    if (server) await stop(server);
-    await dropDatabase?.();
+    // Each step even when one before it fails: a server or database left behind outlives the test.
+    await browser?.close().catch(() => undefined);
     hook.srv.close();
+    try {
+      if (server) await stop(server);
+    } finally {
+      await dropDatabase?.();
+    }
   });
 
   before(async () => {

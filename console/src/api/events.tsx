@@ -30,9 +30,9 @@ export const EVENT_TYPES = [
 /** Event type (or its prefix before the dot) → the resources whose queries it makes stale. */
 export const INVALIDATES: Record<string, string[]> = {
   campaign: ['campaigns', 'sms-campaigns', 'subscriber-list'],
-  'call.completed': ['campaigns', 'cdr', 'callrequest', 'users', 'cdr-recent'],
+  'call.completed': ['campaigns', 'cdr', 'callrequest', 'users', 'cdr-recent', 'accounts'],
   'subscriber.final': ['campaigns', 'subscriber-list'],
-  sms: ['sms-campaigns', 'sms-message', 'users'],
+  sms: ['sms-campaigns', 'sms-message', 'users', 'accounts'],
   'sms.opt_out': ['dnc-contact', 'dnc-list'],
   'import.finished': ['phonebook', 'contact', 'dnc-list', 'dnc-contact'],
   'webhook.disabled': ['webhook'],

@@ -1,0 +1,474 @@
+/**
+ * The console's management pages in a real browser (issue 15): users and payments, SMS gateways
+ * and SMS campaigns with their delivery rates, webhooks with their secret and deliveries, API
+ * tokens, and what an ordinary user is not shown. Same harness as console.test.ts (Debian's
+ * Chromium through playwright-core, the real server as a process on a fresh DATA_DIR or a fresh
+ * PostgreSQL database); screenshots under test-output/screenshots/ (look at them).
+ */
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { request, type Server, startServe, stop } from '../cli-process.ts';
+import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
+
+// ---- harness, copied from console.test.ts (to be folded into one helper) ----
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SHOTS = path.resolve('test-output/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+let server: Server;
+let browser: Browser;
+
+async function create(auth: string, resource: string, body: unknown): Promise<any> {
+  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
+  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-admin-${name}.png`), fullPage: true });
+}
+async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  return { context, page };
+}
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${server.base}/`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+}
+// ---- end of the copied harness ----
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-admin-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const admin = basic('admin', 'admin-pw');
+const carol = basic('carol', 'carol-pw');
+const numbers = ['+15550300001', '+15550300002', '+15550300003', '+15550300004'];
+
+/** A loopback endpoint for the webhook: it records each request (headers and raw body) and answers 200 "ok". */
+function receiver() {
+  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok, received');
+    });
+  });
+  return { srv, got };
+}
+
+function signatureValid(secret: string, body: string, header: string): boolean {
+  const { t, v1 } = Object.fromEntries(header.split(',').map((kv) => kv.split('='))) as { t: string; v1: string };
+  const expected = crypto.createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+  return v1 === expected;
+}
+
+describe(`the console's management pages in Chromium (${dbLabel})`, () => {
+  let dropDatabase: (() => Promise<void>) | undefined;
+  const hook = receiver();
+  after(async () => {
+    // Each step even when one before it fails: a server or database left behind outlives the test.
+    await browser?.close().catch(() => undefined);
+    hook.srv.close();
+    try {
+      if (server) await stop(server);
+    } finally {
+      await dropDatabase?.();
+    }
+  });
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw', WEBHOOK_ALLOW_PRIVATE: 'true' };
+    if (onPostgres) {
+      const fresh = await freshPostgresDatabase();
+      dropDatabase = fresh.drop;
+      env.DATABASE_URL = fresh.url;
+    }
+    server = await startServe(env);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    await new Promise<void>((resolve) => hook.srv.listen(0, '127.0.0.1', resolve));
+    await create(admin, 'accounts', { username: 'dave', password: 'dave-pw' });
+    const daves = await create(basic('dave', 'dave-pw'), 'webhook', { url: 'http://127.0.0.1:9/dave', description: 'Dave’s own hook' });
+    assert.ok(daves.secret);
+  });
+
+  test('an admin creates a user with the form, adds a payment, and sees the balance change', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'admin', 'admin-pw');
+      const menu = page.getByRole('navigation', { name: 'Main' });
+      await menu.getByRole('link', { name: 'Users', exact: true }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'New user' }).click();
+      // A taken username: the API's message beside the field.
+      await page.getByLabel('Username').fill('dave');
+      await page.getByLabel('Password', { exact: true }).fill('x-pw');
+      await page.getByRole('button', { name: 'Create user' }).click();
+      await page.locator('.field-invalid .field-error').first().waitFor();
+      assert.equal(await page.getByLabel('Username').getAttribute('aria-invalid'), 'true');
+      await shot(page, 'user-form-error');
+
+      await page.getByLabel('Username').fill('carol');
+      await page.getByLabel('Password', { exact: true }).fill('carol-pw');
+      await page.getByLabel('First name').fill('Carol');
+      await page.getByLabel('Opening balance').fill('1');
+      await page.getByLabel('SMS rate').fill('0.05');
+      await page.getByLabel('Low-balance threshold').fill('0.5');
+      await page.getByRole('button', { name: 'Create user' }).click();
+      const row = page.locator('tr[data-username="carol"]');
+      await row.waitFor();
+      assert.match(await row.getByTestId('balance').innerText(), /^1\.00$/);
+      await shot(page, 'users');
+
+      // The account's page: add a payment from there.
+      await row.getByRole('link', { name: 'carol' }).click();
+      await page.getByRole('heading', { name: 'Edit carol' }).waitFor();
+      assert.equal(await page.getByLabel('Active').isChecked(), true);
+      await page.getByRole('link', { name: 'Add a payment' }).click();
+      await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+      assert.equal(await page.getByLabel('User').inputValue(), String((await request(server, 'GET', '/rest-api/accounts/?page_size=100', admin)).body.results.find((a: any) => a.username === 'carol').id));
+      await page.getByLabel('Amount').fill('24.5');
+      await page.getByLabel('Description').fill('Top-up by card');
+      await page.getByRole('button', { name: 'Add payment' }).click();
+      await page.getByRole('status').filter({ hasText: '24.50 added to carol’s balance.' }).waitFor();
+      await page.getByTestId('chosen-balance').filter({ hasText: '25.50' }).waitFor();
+      await page.getByRole('cell', { name: 'Top-up by card' }).waitFor();
+      await shot(page, 'payments');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
+      // The cached page shows first, then the refetch (the payment made it stale).
+      await page.locator('tr[data-username="carol"]').getByTestId('balance').filter({ hasText: /^25\.50$/ }).waitFor();
+      const api = await request(server, 'GET', '/rest-api/accounts/?page_size=100', admin);
+      assert.equal(api.body.results.find((a: any) => a.username === 'carol').balance, 25.5);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an admin creates a simulator SMS gateway with the settings form; a bad JSON setting is refused before sending', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'admin', 'admin-pw');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SMS gateways', exact: true }).click();
+      await page.getByRole('heading', { name: 'No SMS gateway yet' }).waitFor();
+      await page.getByRole('link', { name: 'New SMS gateway' }).click();
+      await page.getByLabel('Name').fill('Simulated SMS');
+      // Another driver: its settings are JSON, checked in the page.
+      await page.getByLabel('Driver').selectOption('http');
+      await page.getByLabel('Settings (JSON)').fill('{"url": ');
+      await page.getByRole('button', { name: 'Create SMS gateway' }).click();
+      await page.locator('.field-error').filter({ hasText: 'Not valid JSON' }).waitFor();
+      await shot(page, 'sms-gateway-json-error');
+      await page.getByLabel('Driver').selectOption('simulator');
+      await page.getByLabel('Delivery rate').fill('0.5');
+      await page.getByLabel('Failure rate').fill('0.5');
+      await page.getByLabel('Seed').fill('7');
+      await shot(page, 'sms-gateway-form');
+      await page.getByRole('button', { name: 'Create SMS gateway' }).click();
+      await page.getByRole('link', { name: 'Simulated SMS' }).waitFor();
+      await shot(page, 'sms-gateways');
+      const list = await request(server, 'GET', '/rest-api/sms-gateway/', admin);
+      assert.deepEqual(list.body.results[0].settings, { delivery_rate: 0.5, failure_rate: 0.5, seed: 7 });
+    } finally {
+      await context.close();
+    }
+  });
+
+  let secret = '';
+  let webhookId = 0;
+  test('a user creates a webhook to a loopback receiver and is shown its secret once', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
+      await page.getByRole('heading', { name: 'No webhook yet' }).waitFor(); // not Dave's
+      await page.getByRole('link', { name: 'New webhook' }).click();
+      const { port } = hook.srv.address() as AddressInfo;
+      await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${port}/hook`);
+      await page.getByLabel('Patterns').fill('sms.*');
+      await page.getByRole('checkbox', { name: 'campaign.started' }).check();
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      const box = page.getByRole('alert', { name: 'The webhook\'s signing secret' });
+      await box.waitFor();
+      secret = await page.getByTestId('secret').inputValue();
+      assert.ok(secret.length >= 20, secret);
+      await shot(page, 'webhook-secret');
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      webhookId = Number(/\/webhooks\/(\d+)$/.exec(page.url())?.[1]);
+      assert.ok(webhookId > 0, page.url());
+      // Read back: the secret is not in the record.
+      const read = await request(server, 'GET', `/rest-api/webhook/${webhookId}/`, carol);
+      assert.equal(read.body.secret, undefined);
+      assert.deepEqual(read.body.events, ['campaign.started', 'sms.*']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a user makes an SMS campaign with the form, starts it, and sees the delivery rates live; the webhook lists its deliveries', async () => {
+    const book = await create(carol, 'phonebook', { name: 'Carol book' });
+    for (const contact of numbers) await create(carol, 'contact', { phonebook: book.url, contact, full_name: `Customer ${contact}` });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SMS campaigns', exact: true }).click();
+      await page.getByRole('heading', { name: 'No SMS campaign yet' }).waitFor();
+      await shot(page, 'sms-campaigns-empty');
+      await page.getByRole('link', { name: 'New SMS campaign' }).click();
+      await page.getByRole('button', { name: 'Create SMS campaign' }).click();
+      await page.locator('.field-error').first().waitFor();
+      assert.equal(await page.getByLabel('Message', { exact: true }).getAttribute('aria-invalid'), 'true');
+      await shot(page, 'sms-campaign-form-errors');
+      await page.getByLabel('Name', { exact: true }).fill('Spring reminder');
+      await page.getByRole('checkbox', { name: 'Carol book' }).check();
+      await page.getByLabel('Message', { exact: true }).fill('Hello {full_name}, your appointment is tomorrow.');
+      await page.getByLabel('SMS gateway').selectOption({ label: 'Simulated SMS' });
+      await page.getByLabel('Messages per minute').fill('600');
+      await page.getByRole('checkbox', { name: 'End when every contact is done' }).check();
+      await page.getByRole('button', { name: 'Create SMS campaign' }).click();
+      await page.getByRole('heading', { name: 'Spring reminder', level: 1 }).waitFor();
+      assert.equal(await page.getByTestId('status').innerText(), 'Paused');
+      await page.getByText('No message yet').waitFor();
+      await page.getByRole('button', { name: 'Start' }).click();
+      // Live: the rates fill in as the engine sends (no reload: the marker survives).
+      await page.getByTestId('rate-sent').filter({ hasText: /^4$/ }).waitFor({ timeout: 60_000 });
+      await page.getByTestId('status').filter({ hasText: 'Ended' }).waitFor({ timeout: 60_000 });
+      const delivered = await page.getByTestId('rate-delivered').innerText();
+      const failed = await page.getByTestId('rate-failed').innerText();
+      const count = (s: string) => Number(/^(\d+) \(/.exec(s)?.[1]);
+      assert.equal(count(delivered) + count(failed), 4, `${delivered} / ${failed}`);
+      assert.match(delivered, /^\d+ \(\d+(\.\d)?\s?%\)$/);
+      await page.getByRole('cell', { name: numbers[0] }).waitFor();
+      assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42);
+      const api = await request(server, 'GET', '/rest-api/sms-campaigns/', carol);
+      assert.equal(api.body.results[0].progress.delivered, count(delivered));
+      await shot(page, 'sms-campaign-page');
+
+      // The messages filtered by status.
+      await page.getByLabel('Status').selectOption('delivered');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForFunction((n) => document.querySelectorAll('section[aria-labelledby="messages-title"] tbody tr').length === n, count(delivered));
+
+      const phone = await newPage(PHONE);
+      try {
+        await signIn(phone.page, 'carol', 'carol-pw');
+        await phone.page.goto(`${server.base}${new URL(page.url()).pathname}`);
+        await phone.page.getByTestId('rate-sent').filter({ hasText: /^4$/ }).waitFor();
+        await shot(phone.page, 'sms-campaign-page-phone');
+      } finally {
+        await phone.context.close();
+      }
+
+      // The webhook's deliveries: each event POSTed, signed with the secret shown once.
+      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      const table = page.getByTestId('deliveries');
+      await table.getByText('campaign.started').waitFor({ timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="deliveries"] tbody tr').length >= 5, undefined, { timeout: 30_000 });
+      await table.getByText('delivered').first().waitFor({ timeout: 30_000 });
+      await table.getByText('ok, received').first().waitFor({ timeout: 30_000 });
+      assert.ok(hook.got.length >= 5, `received ${hook.got.length}`);
+      for (const r of hook.got) assert.ok(signatureValid(secret, r.body, String(r.headers['dialer-signature'])), JSON.stringify(r.headers));
+      await shot(page, 'webhook-deliveries');
+      const before = hook.got.length;
+      await table.getByRole('button', { name: /^Redeliver campaign\.started/ }).click();
+      await waitFor(() => hook.got.length > before, 'the redelivery to arrive');
+      assert.equal(JSON.parse(hook.got.at(-1)?.body ?? '{}').type, 'campaign.started');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('rotating a webhook secret asks first, then shows the new secret once; later deliveries are signed with it', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      await page.getByRole('button', { name: 'Rotate the secret…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+      await dialog.waitFor();
+      await shot(page, 'webhook-rotate-confirm');
+      await dialog.getByRole('button', { name: 'Make a new secret' }).click();
+      await page.getByRole('alert', { name: 'The new signing secret' }).waitFor();
+      const fresh = await page.getByTestId('secret').inputValue();
+      assert.notEqual(fresh, secret);
+      const before = hook.got.length;
+      await page.getByRole('button', { name: /^Redeliver/ }).first().click();
+      await waitFor(() => hook.got.length > before, 'the redelivery to arrive');
+      const last = hook.got.at(-1) as { headers: http.IncomingHttpHeaders; body: string };
+      assert.ok(signatureValid(fresh, last.body, String(last.headers['dialer-signature'])));
+      // Edit: switch it off.
+      await page.getByRole('checkbox', { name: 'Active' }).uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      assert.equal((await request(server, 'GET', `/rest-api/webhook/${webhookId}/`, carol)).body.active, false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a user creates an API token (key shown once) and revokes it behind a confirmation; the key then gets 401', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API tokens', exact: true }).click();
+      await page.getByRole('heading', { name: 'No token yet' }).waitFor();
+      await page.getByRole('button', { name: 'Create a token' }).click();
+      await page.getByRole('alert', { name: 'The new token\'s key' }).waitFor();
+      const key = await page.getByTestId('secret').inputValue();
+      await shot(page, 'token-key');
+      const withKey = (k: string) => fetch(`${server.base}/rest-api/users/`, { headers: { authorization: `Token ${k}` } });
+      assert.equal((await withKey(key)).status, 200);
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      const prefix = (await page.locator('td.mono').first().innerText()).replace(/…$/, '');
+      assert.ok(prefix.length > 0 && key.startsWith(prefix), `${prefix} / ${key}`);
+      await shot(page, 'tokens');
+      await page.getByRole('button', { name: /^Revoke the token/ }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await page.keyboard.press('Escape'); // cancelled: still valid
+      assert.equal((await withKey(key)).status, 200);
+      await page.getByRole('button', { name: /^Revoke the token/ }).click();
+      await dialog.getByRole('button', { name: 'Revoke the token' }).click();
+      await page.getByRole('heading', { name: 'No token yet' }).waitFor();
+      assert.equal((await withKey(key)).status, 401);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an SMS campaign is started, paused, resumed, and aborted behind a confirmation (Escape cancels)', async () => {
+    const gateway = (await request(server, 'GET', '/rest-api/sms-gateway/', carol)).body.results[0].url;
+    const book = (await request(server, 'GET', '/rest-api/phonebook/', carol)).body.results[0].url;
+    const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    const later = await create(carol, 'sms-campaigns', { name: 'Tomorrow reminder', sms_gateway: gateway, phonebook: [book], text_message: 'See you', startingdate: tomorrow });
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.goto(`${server.base}/sms-campaigns/${later.id}`);
+      const status = page.getByTestId('status');
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Start' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await status.filter({ hasText: 'Paused' }).waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await status.filter({ hasText: 'Running' }).waitFor();
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Abort Tomorrow reminder?' });
+      await dialog.waitFor();
+      await shot(page, 'sms-campaign-abort-confirm');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await status.innerText(), 'Running');
+      await page.getByRole('button', { name: 'Abort…' }).click();
+      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
+      await status.filter({ hasText: 'Aborted' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0);
+      assert.equal((await request(server, 'GET', `/rest-api/sms-campaigns/${later.id}/`, carol)).body.status, 3);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an admin creates a voice gateway with the simulator form, switches it off, and deactivates a user (whose password is then refused)', async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'admin', 'admin-pw');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gateways', exact: true }).click();
+      await page.getByRole('link', { name: 'New gateway' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Simulated carrier');
+      await page.getByLabel('Calls at once').fill('5');
+      await page.getByLabel('Answer rate', { exact: true }).fill('1');
+      await page.getByLabel('Ringing (seconds, min–max)').fill('2, 4');
+      await page.getByLabel('Time scale').fill('60');
+      await page.getByRole('button', { name: 'Create gateway' }).click();
+      await page.getByRole('link', { name: 'Simulated carrier' }).click();
+      await page.getByRole('heading', { name: 'Edit Simulated carrier' }).waitFor();
+      assert.equal(await page.getByLabel('Ringing (seconds, min–max)').inputValue(), '2, 4');
+      await page.getByLabel('Status').selectOption({ label: 'Inactive: campaigns using it wait' });
+      await shot(page, 'gateway-edit');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('cell', { name: 'Inactive' }).waitFor();
+      await shot(page, 'gateways');
+      const g = (await request(server, 'GET', '/rest-api/gateway/', admin)).body.results[0];
+      assert.deepEqual([g.status, g.maximum_call, g.settings], [0, 5, { answer_rate: 1, ring_seconds: [2, 4], time_scale: 60 }]);
+
+      await page.goto(`${server.base}/users`);
+      await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
+      await page.getByRole('heading', { name: 'Edit dave' }).waitFor();
+      await page.getByLabel('Active').uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('tr[data-username="dave"]').getByText('Deactivated').waitFor();
+      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 401);
+      await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
+      await page.getByLabel('Active').check();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('tr[data-username="dave"]').getByText('Active', { exact: true }).waitFor();
+      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 200);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an ordinary user sees no Users or Payments page, and not another user\'s webhooks; gateways by name only', async () => {
+    const { context, page } = await newPage(PHONE);
+    try {
+      await signIn(page, 'dave', 'dave-pw');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      const menu = page.getByRole('navigation', { name: 'Main' });
+      await menu.getByRole('link', { name: 'Webhooks', exact: true }).waitFor();
+      assert.equal(await menu.getByRole('link', { name: 'Users', exact: true }).count(), 0);
+      assert.equal(await menu.getByRole('link', { name: 'Payments', exact: true }).count(), 0);
+      await shot(page, 'user-menu-phone');
+      await menu.getByRole('link', { name: 'Webhooks', exact: true }).click();
+      await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).waitFor();
+      assert.equal(await page.locator('tbody tr').count(), 1); // Dave's only, not Carol's
+      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      await page.getByRole('heading', { name: 'Webhook not found' }).waitFor();
+      await page.goto(`${server.base}/users`);
+      await page.getByRole('heading', { name: 'No such page' }).waitFor();
+      await page.goto(`${server.base}/sms-gateways`);
+      await page.getByRole('cell', { name: 'Simulated SMS' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'New SMS gateway' }).count(), 0);
+      assert.equal(await page.getByRole('link', { name: 'Simulated SMS' }).count(), 0);
+      await page.goto(`${server.base}/sms-gateways/new`);
+      await page.getByRole('heading', { name: 'Only administrators configure SMS gateways' }).waitFor();
+      await shot(page, 'sms-gateways-user-phone');
+      // Dave deletes his own webhook, behind a confirmation.
+      await page.goto(`${server.base}/webhooks`);
+      await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).click();
+      await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      await shot(page, 'webhook-page-phone');
+      await page.getByRole('button', { name: 'Delete this webhook…' }).click();
+      await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete the webhook' }).click();
+      await page.getByRole('heading', { name: 'No webhook yet' }).waitFor();
+      await shot(page, 'webhooks-empty-phone');
+      assert.equal((await request(server, 'GET', '/rest-api/webhook/', basic('dave', 'dave-pw'))).body.count, 0);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -24,7 +24,7 @@ export const FLUSH_MS = 750;
 export const EVENT_TYPES = [
   'campaign.started', 'campaign.paused', 'campaign.resumed', 'campaign.aborted', 'campaign.ended', 'campaign.waiting',
   'call.completed', 'subscriber.final', 'sms.sent', 'sms.delivered', 'sms.failed', 'sms.opt_out',
-  'import.finished', 'webhook.disabled',
+  'import.finished', 'balance.low', 'webhook.disabled',
 ] as const;
 
 /** Event type (or its prefix before the dot) → the resources whose queries it makes stale. */
@@ -34,6 +34,7 @@ export const INVALIDATES: Record<string, string[]> = {
   'subscriber.final': ['campaigns', 'subscriber-list'],
   sms: ['sms-campaigns', 'sms-message', 'users', 'accounts'],
   'sms.opt_out': ['dnc-contact', 'dnc-list'],
+  'balance.low': ['users', 'accounts'],
   'import.finished': ['phonebook', 'contact', 'dnc-list', 'dnc-contact'],
   'webhook.disabled': ['webhook'],
 };

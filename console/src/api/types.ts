@@ -120,3 +120,29 @@ export interface DialerEvent {
   created: string;
   data: Record<string, unknown>;
 }
+
+/** A call the engine placed (/rest-api/callrequest/); status 7 = CALLING, in flight. */
+export interface CallRequest {
+  id: number;
+  url: string;
+  campaign: string;
+  status: number;
+  phone_number: string;
+  attempt: number;
+  call_time: string | null;
+  created_date: string;
+}
+
+/** A voice campaign's survey answers per question (/rest-api/campaigns/<id>/results/). */
+export interface SurveyResults {
+  campaign: string;
+  results: {
+    section: string | null;
+    section_order: number | null;
+    question: string;
+    /** Calls that answered the question. */
+    answered: number;
+    /** Calls per answer, most frequent first; "recorded" for a recorded message, "" for no valid answer. */
+    responses: { response: string; count: number }[];
+  }[];
+}

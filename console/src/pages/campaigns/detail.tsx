@@ -1,4 +1,4 @@
-/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions and its calls. */
+/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calls in progress, survey results and its calls. */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
@@ -10,6 +10,8 @@ import { CallFigures, ProgressBar, SubscriberCounts } from '../../components/cam
 import { ConfirmDialog, EmptyState, ErrorMessage, Loading, Time } from '../../components/ui.tsx';
 import { CampaignForm } from './form.tsx';
 import { CampaignCdrs } from './cdrs.tsx';
+import { CallsInProgress } from './live-calls.tsx';
+import { CampaignSurveyResults } from './results.tsx';
 
 /** The campaign's record; ['campaigns', id] is refreshed by every campaign and call event. */
 export function useCampaign(id: number) {
@@ -108,6 +110,8 @@ export function CampaignPage() {
           <Time value={c.created_date} />
         </p>
       </section>
+      <CallsInProgress campaignId={c.id} running={c.status === CampaignStatus.Start} />
+      <CampaignSurveyResults campaignId={c.id} />
       <CampaignCdrs campaignId={c.id} />
     </>
   );

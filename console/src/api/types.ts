@@ -143,6 +143,6 @@ export interface SurveyResults {
     /** Calls that answered the question. */
     answered: number;
     /** Calls per answer, most frequent first; "recorded" for a recorded message, "" for no valid answer. */
-    responses: { response: string; count: number }[];
+    responses: { response: string; label: string | null; count: number }[];
   }[];
 }

@@ -6,6 +6,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { voiceKind } from '../../campaign/kinds.ts';
+import type { SurveyFlow } from '../../campaign/survey-flow.ts';
+import { SectionType } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId } from '../../http/api.ts';
 import { notFound } from '../../http/errors.ts';
 import { linker } from '../../http/links.ts';
@@ -15,9 +17,19 @@ import { SurveyResults } from './results.schema.ts';
 
 type Results = Static<typeof SurveyResults>;
 
+/**
+ * The key labels of the campaign's multi-choice questions ("1" → "yes"), by order and question,
+ * from the survey as the campaign froze it when it started (the template may have changed since).
+ */
+function keyLabels(snapshot: unknown): Map<string, (string | null)[]> {
+  const sections = (snapshot as SurveyFlow | null)?.sections ?? [];
+  return new Map(sections.filter((s) => s.type === SectionType.MultiChoice).map((s) => [`${s.order}:${s.question}`, s.keys]));
+}
+
 /** The rows (sorted by question, then count) folded into one entry per question. */
-export function presentResults(request: FastifyRequest, campaignId: number, rows: ResponseCountRow[]): Results {
+export function presentResults(request: FastifyRequest, campaignId: number, snapshot: unknown, rows: ResponseCountRow[]): Results {
   const link = linker(request);
+  const labels = keyLabels(snapshot);
   const results: Results['results'] = [];
   let key = '';
   for (const r of rows) {
@@ -26,7 +38,9 @@ export function presentResults(request: FastifyRequest, campaignId: number, rows
       key = rowKey;
       results.push({ section: link('section-template', r.section_id), section_order: r.section_order, question: r.question, answered: r.answered, responses: [] });
     }
-    results[results.length - 1].responses.push({ response: r.response, count: r.count });
+    const keys = labels.get(`${r.section_order}:${r.question}`);
+    const label = keys && /^\d$/.test(r.response) ? (keys[Number(r.response)] ?? null) : null;
+    results[results.length - 1].responses.push({ response: r.response, label, count: r.count });
   }
   return { campaign: link('campaigns', campaignId) as string, results };
 }
@@ -36,6 +50,6 @@ export function surveyResultsRoutes(api: Api, { database }: AppDeps) {
   api.get('/campaigns/:id/results/', { schema: { tags: ['campaigns'], response: { 200: SurveyResults } } }, async (request) => {
     const campaign = await findCampaign(db, voiceKind, request.user, recordId(request));
     if (!campaign) throw notFound();
-    return presentResults(request, campaign.id, await listResponseCounts(db, campaign.id));
+    return presentResults(request, campaign.id, campaign.survey_snapshot, await listResponseCounts(db, campaign.id));
   });
 }

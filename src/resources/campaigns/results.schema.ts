@@ -9,6 +9,7 @@ export const QuestionResults = Type.Object({
   responses: Type.Array(
     Type.Object({
       response: Type.String({ description: 'The answer as recorded; "recorded" for a recorded message; "" for no valid answer' }),
+      label: Type.Union([Type.String(), Type.Null()], { description: "A multi-choice answer's key label in the survey the campaign runs (key_1: \"yes\")" }),
       count: Type.Integer({ description: 'Calls that gave this answer' }),
     }),
     { description: 'Most frequent first' },

@@ -54,7 +54,7 @@ async function answeredCampaign() {
 const results = (campaignId: number, auth: string | undefined) => call(t.app, auth, 'GET', `/rest-api/campaigns/${campaignId}/results/`);
 
 describe(`campaign survey results (${dbLabel})`, () => {
-  test('answers are counted per question in play order, most frequent first; a recording counts as "recorded"', async () => {
+  test('answers are counted per question in play order, most frequent first, with their key labels; a recording counts as "recorded"', async () => {
     const { s, templateId } = await answeredCampaign();
     const res = await results(s.campaignId, s.user.auth);
     assert.equal(res.statusCode, 200, res.body);
@@ -65,15 +65,21 @@ describe(`campaign survey results (${dbLabel})`, () => {
         section_order: 1,
         question: 'Satisfied? 1 yes, 2 no',
         answered: 3,
-        responses: [{ response: '1', count: 2 }, { response: '2', count: 1 }],
+        responses: [{ response: '1', label: 'yes', count: 2 }, { response: '2', label: 'no', count: 1 }],
       },
-      { section: null, section_order: 2, question: 'Age?', answered: 3, responses: [{ response: '42', count: 2 }, { response: '30', count: 1 }] },
+      {
+        section: null,
+        section_order: 2,
+        question: 'Age?',
+        answered: 3,
+        responses: [{ response: '42', label: null, count: 2 }, { response: '30', label: null, count: 1 }],
+      },
       {
         section: null,
         section_order: 3,
         question: 'Leave a message',
         answered: 3,
-        responses: [{ response: 'recorded', count: 2 }, { response: '', count: 1 }],
+        responses: [{ response: 'recorded', label: null, count: 2 }, { response: '', label: null, count: 1 }],
       },
     ], res.body);
   });

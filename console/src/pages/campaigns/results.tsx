@@ -18,10 +18,10 @@ export function useSurveyResults(campaignId: number) {
   });
 }
 
-function answerLabel(response: string): string {
+function answerLabel({ response, label }: { response: string; label: string | null }): string {
   if (response === '') return 'No valid answer';
   if (response === 'recorded') return 'Recorded a message';
-  return response;
+  return label ? `${response} · ${label}` : response;
 }
 
 function QuestionChart({ question, index }: { question: SurveyResults['results'][number]; index: number }) {
@@ -48,7 +48,7 @@ function QuestionChart({ question, index }: { question: SurveyResults['results']
             return (
               <tr key={r.response} data-testid="response">
                 <th scope="row" className={r.response === '' || r.response === 'recorded' ? 'muted' : undefined}>
-                  {answerLabel(r.response)}
+                  {answerLabel(r)}
                 </th>
                 <td className="bar-cell">
                   <span className="bar" style={{ width: `${Math.max(share * 100, 0.5)}%` }} aria-hidden="true" />

@@ -1,0 +1,161 @@
+/**
+ * The campaign page's survey results and calls in progress in a real browser: Debian's Chromium
+ * driven by playwright-core against the real server started as a process (a fresh DATA_DIR, or
+ * a fresh PostgreSQL database when TEST_DATABASE_URL is set). The survey, the simulator gateway
+ * (its callers press one of the question's keys at random) and the campaign are made through the
+ * API; the campaign is started from the page and runs to its end on the simulator. The page's
+ * charts are checked against /rest-api/campaigns/<id>/results/. Screenshots go to
+ * test-output/screenshots/ (look at them).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { request, type Server, startServe, stop } from '../cli-process.ts';
+import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium'; // Debian's package, a peer (scripts/peers.js)
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SHOTS = path.resolve('test-output/screenshots');
+const NUMBERS = ['+15550300001', '+15550300002', '+15550300003', '+15550300004', '+15550300005', '+15550300006'];
+
+const KEY_LABELS: Record<string, string> = { '1': 'yes', '2': 'no', '3': 'maybe' };
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-results-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const admin = basic('admin', 'admin-pw');
+const alice = basic('alice', 'alice-pw');
+
+let server: Server;
+let browser: Browser;
+
+async function create(auth: string, resource: string, body: unknown): Promise<any> {
+  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
+  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${server.base}/`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe(`the campaign page's survey results and calls in progress in Chromium (${dbLabel})`, () => {
+  let campaignId: number;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  after(async () => {
+    await browser?.close();
+    if (server) await stop(server);
+    await dropDatabase?.();
+  });
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
+    if (onPostgres) {
+      const fresh = await freshPostgresDatabase();
+      dropDatabase = fresh.drop;
+      env.DATABASE_URL = fresh.url;
+    }
+    server = await startServe(env);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+
+    await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0' });
+    // Every call answered by a person who presses one of the question's keys at random and stays
+    // 2–3 simulated minutes (2–3 s at 60 simulated seconds per real second): calls overlap.
+    const gateway = await create(admin, 'gateway', {
+      name: 'Simulated carrier',
+      driver: 'simulator',
+      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [120, 180], dtmf: 'random', time_scale: 60 },
+    });
+    const book = await create(alice, 'phonebook', { name: 'Survey book' });
+    for (const contact of NUMBERS) await create(alice, 'contact', { phonebook: book.url, contact });
+    const survey = await create(alice, 'survey-template', { name: 'Satisfaction survey' });
+    const question = await create(alice, 'section-template', {
+      survey: survey.url,
+      type: 2,
+      question: 'Satisfied?',
+      script: 'Were you satisfied? Press 1 for yes, 2 for no, 3 if you do not know.',
+      key_1: KEY_LABELS['1'],
+      key_2: KEY_LABELS['2'],
+      key_3: KEY_LABELS['3'],
+    });
+    const thanks = await create(alice, 'section-template', { survey: survey.url, type: 7, question: 'Thanks', script: 'Thank you, goodbye.', completed: true });
+    // The simulator presses one of the keys the branches name (src/engine/call.ts, expectedKeys).
+    await create(alice, 'branching-template', { section: question.url, keys: '1,2,3', goto: thanks.url });
+    const flow = await request(server, 'GET', `/rest-api/survey-template/${/(\d+)\/$/.exec(survey.url)?.[1]}/flow/`, alice);
+    assert.deepEqual(flow.body.problems, [], JSON.stringify(flow.body));
+    const campaign = await create(alice, 'campaigns', {
+      name: 'Satisfaction calls',
+      callerid: '+15550000000',
+      phonebook: [book.url],
+      object_id: Number(/(\d+)\/$/.exec(survey.url)?.[1]),
+      aleg_gateway: gateway.url,
+      frequency: 60,
+      end_when_done: true,
+    });
+    campaignId = campaign.id;
+  });
+
+  test('the campaign runs from its page: calls in progress while it dials, then one chart per question matching the API', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'America/New_York' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    try {
+      await signIn(page, 'alice', 'alice-pw');
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      await page.goto(`${server.base}/campaigns/${campaignId}`);
+      const results = page.getByTestId('survey-results');
+      const live = page.getByTestId('live-calls');
+      await results.getByRole('heading', { name: 'No answer yet' }).waitFor();
+      await live.getByRole('heading', { name: 'No call in progress' }).waitFor();
+      await shot(page, 'campaign-results-empty');
+
+      await page.getByRole('button', { name: 'Start' }).click();
+      // A call in flight shows with its number (the list is read every 2 s while the campaign runs).
+      const row = live.getByRole('row').filter({ hasText: /\+1555030000\d/ }).first();
+      await row.waitFor({ timeout: 30_000 });
+      const cells = await row.getByRole('cell').allInnerTexts();
+      assert.ok(NUMBERS.includes(cells[0]), `a phonebook number: ${cells.join(' | ')}`);
+      assert.equal(cells[2], '1', 'first attempt');
+      await shot(page, 'campaign-calls-in-progress');
+
+      await page.getByTestId('status').filter({ hasText: 'Ended' }).waitFor({ timeout: 90_000 });
+      const api = await request(server, 'GET', `/rest-api/campaigns/${campaignId}/results/`, alice);
+      assert.equal(api.status, 200, JSON.stringify(api.body));
+      assert.equal(api.body.results.length, 1, JSON.stringify(api.body));
+      const [question] = api.body.results as { question: string; answered: number; responses: { response: string; label: string | null; count: number }[] }[];
+      assert.equal(question.question, 'Satisfied?');
+      assert.equal(question.answered, NUMBERS.length, `every simulated caller answered: ${JSON.stringify(question)}`);
+      assert.equal(question.responses.reduce((sum, r) => sum + r.count, 0), question.answered);
+      for (const r of question.responses) assert.match(r.response, /^[123]$/, 'a key of the question');
+      for (const r of question.responses) assert.equal(r.label, KEY_LABELS[r.response], "the key's label in the survey");
+
+      // The page caught up (call.completed made the results stale) and shows what the API counted.
+      const chart = results.getByTestId('question-chart');
+      await chart.getByText(`${NUMBERS.length} calls answered`).waitFor();
+      await live.getByRole('heading', { name: 'No call in progress' }).waitFor();
+      assert.equal(await chart.count(), 1);
+      await chart.getByText('Satisfied?').waitFor();
+      const shown = await chart.getByTestId('response').evaluateAll((rows) =>
+        rows.map((r) => [r.querySelector('th')?.textContent ?? '', r.querySelector('[data-testid="count"]')?.textContent ?? '']),
+      );
+      const share = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 }); // console/src/format.ts, en-US
+      const expected = question.responses.map((r) => [`${r.response} · ${KEY_LABELS[r.response]}`, `${r.count} (${share.format(r.count / question.answered)})`]);
+      assert.deepEqual(shown, expected, 'the bars, in order, with counts and shares');
+      const sum = shown.reduce((total, [, text]) => total + Number(/^\d+/.exec(text)?.[0]), 0);
+      assert.equal(sum, NUMBERS.length, 'the counts shown add up to the answers');
+      await shot(page, 'campaign-results');
+    } finally {
+      await context.close();
+    }
+  });
+});

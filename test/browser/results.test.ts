@@ -154,6 +154,9 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
       const sum = shown.reduce((total, [, text]) => total + Number(/^\d+/.exec(text)?.[0]), 0);
       assert.equal(sum, NUMBERS.length, 'the counts shown add up to the answers');
       await shot(page, 'campaign-results');
+      await page.setViewportSize({ width: 390, height: 844 }); // a phone: the bars shrink, the numbers stay written out
+      await chart.getByTestId('response').first().waitFor();
+      await shot(page, 'campaign-results-phone');
     } finally {
       await context.close();
     }

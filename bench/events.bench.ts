@@ -20,6 +20,8 @@ import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, 
 import { backends, cli, fmt, type Server, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
+/** The webhook's `ordered` (BENCH_ORDERED=true: one delivery at a time; default false: up to 16 at a time). */
+const ordered = process.env.BENCH_ORDERED === 'true';
 
 /** What a reader (the webhook's receiver, the stream's client) got: each event once, its lag. */
 class Tally {
@@ -99,7 +101,7 @@ function stream(server: Server, tally: Tally): { close: () => void } {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:events — PostgreSQL, ${fmt(calls)} calls a campaign; node ${process.version}`);
+  console.log(`bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, the webhook ${ordered ? 'ordered' : 'not ordered'}; node ${process.version}`);
   const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
   if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
   const hook = new Tally();
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
       const created = await fetch(`${server.base}/rest-api/webhook/`, {
         method: 'POST',
         headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: receiving.url, description: 'bench:events' }),
+        body: JSON.stringify({ url: receiving.url, description: 'bench:events', ordered }),
       });
       if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
       secret = ((await created.json()) as { secret: string }).secret;
@@ -167,8 +169,13 @@ async function main(): Promise<void> {
         `stream:  ${fmt(live.seen.size)} of ${fmt(expected)} received, ${fmt(live.rate())} events/s, lag p50 ${fmt(live.lag(50))} ms, p99 ${fmt(live.lag(99))} ms`,
       );
       console.log(`engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log, the webhook and the stream (target ≤ 10 %)`);
-      const [deliveries] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from webhook_deliveries where status = 'delivered'`);
-      console.log(`delivery history: ${fmt(deliveries.n)} deliveries recorded as delivered; server peak RSS ${fmt(server.peakRssMb())} MB`);
+      const history = await queryRows<{ status: string; n: number; retried: number; error: string | null }>(
+        db.db,
+        sql`select status, count(*)::int as n, count(*) filter (where attempts > 1)::int as retried, max(error) as error
+            from webhook_deliveries group by status order by status`,
+      );
+      const shown = history.map((h) => `${h.status} ${fmt(h.n)} (${fmt(h.retried)} after a retry${h.error ? `; e.g. "${h.error}"` : ''})`);
+      console.log(`delivery history: ${shown.join(', ')}; server peak RSS ${fmt(server.peakRssMb())} MB`);
     } finally {
       await server.stop();
       await db.close();

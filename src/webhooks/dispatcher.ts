@@ -167,21 +167,20 @@ export class WebhookDispatcher {
    * `ordered` webhook stops at a failure or at a delivery not due yet (what is behind it waits).
    */
   private async drain(hook: LeasedWebhook): Promise<void> {
-    for (const delivery of await this.waiting(hook.id)) {
-      if (this.stopped) return;
-      if (!delivery.due) {
-        if (hook.ordered) return;
-        continue;
+    const waiting = await this.waiting(hook.id);
+    if (hook.ordered) {
+      for (const delivery of waiting) {
+        if (this.stopped || !delivery.due) return;
+        const [sent] = await this.sendInOrder(hook, [delivery.event]);
+        await this.record(hook, [sent], new Map([[delivery.event.id, delivery]]));
+        if (!sent.attempt.ok) return;
       }
-      const attempt = await this.send(hook, delivery.event);
-      if (!attempt.ok) {
-        await this.failed(hook, delivery, attempt);
-        if (hook.ordered) return;
-        continue;
-      }
-      await queryRows(this.db, sql`update webhook_deliveries set ${delivered(attempt)}, attempts = attempts + 1 where id = ${delivery.id}`);
-      await this.recovered(hook);
+    } else {
+      // Not ordered: the retries due go out like new events, side by side, recorded together.
+      const due = new Map(waiting.filter((d) => d.due).map((d) => [d.event.id, d]));
+      if (due.size) await this.record(hook, await this.sendAtOnce(hook, [...due.values()].map((d) => d.event)), due);
     }
+    if (this.stopped) return;
     const patterns = typeof hook.events === 'string' ? (JSON.parse(hook.events) as string[]) : hook.events;
     const filter = { userId: hook.is_admin ? undefined : hook.user_id, types: patterns };
     for (;;) {
@@ -228,8 +227,11 @@ export class WebhookDispatcher {
   /**
    * A batch's outcome, in one transaction: the deliveries taken, each failed one (pending, with
    * its backoff), and the cursor past them all (a failed one now waits as a delivery of its own).
+   * `retried`: the batch was of waiting deliveries (by event id), not new events: the cursor
+   * stays, and a failure counts on its delivery's attempts.
    */
-  private async record(hook: LeasedWebhook, sent: Sent[]): Promise<void> {
+  private async record(hook: LeasedWebhook, sent: Sent[], retried?: Map<number, WaitingDelivery>): Promise<void> {
+    if (sent.length === 0) return;
     const last = sent[sent.length - 1].event;
     const taken = sent.filter((s) => s.attempt.ok);
     const failures = sent.filter((s) => !s.attempt.ok);
@@ -246,8 +248,13 @@ export class WebhookDispatcher {
                 response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`,
         );
       }
-      await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
+      if (!retried) await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
       for (const failure of failures) {
+        const waiting = retried?.get(failure.event.id);
+        if (waiting) {
+          await this.failed(hook, waiting, failure.attempt, tx);
+          continue;
+        }
         const [row] = await queryRows<{ id: number }>(
           tx,
           sql`insert into webhook_deliveries (webhook_id, event_id) values (${hook.id}, ${failure.event.id})
@@ -257,8 +264,10 @@ export class WebhookDispatcher {
         await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, event: failure.event }, failure.attempt, tx);
       }
     });
-    hook.cursor_txid = String(last.txid);
-    hook.cursor_id = String(last.id);
+    if (!retried) {
+      hook.cursor_txid = String(last.txid);
+      hook.cursor_id = String(last.id);
+    }
     if (failures.length === 0) await this.recovered(hook);
   }
 
@@ -348,10 +357,4 @@ export class WebhookDispatcher {
     };
     await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
-}
-
-/** The columns of a delivery taken by the receiver. */
-function delivered(attempt: Attempt) {
-  return sql`status = ${DeliveryStatus.Delivered}, response_status = ${attempt.status}, latency_ms = ${attempt.latency},
-    response_excerpt = ${attempt.excerpt}, error = null, delivered_at = now()`;
 }

@@ -126,16 +126,18 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     engine.start();
   }
 
-  // Every server process sends webhook deliveries; the database shares them out (SKIP LOCKED).
+  // Every process that serves the API sends webhook deliveries; the database shares them out
+  // (SKIP LOCKED). An engine-only process keeps its CPU for dialing (with deliveries beside it,
+  // bench:events measured the engine a third slower), and there is always an API process.
   const webhookLog = log.child({ component: 'webhooks' });
-  const webhooks = new WebhookDispatcher({
+  const webhooks = !apiModule ? undefined : new WebhookDispatcher({
     database,
     publicUrl: config.publicUrl,
     allowPrivate: config.webhookAllowPrivate,
     retentionDays: config.eventRetentionDays,
     log: { warn: (m: string) => webhookLog.warn(m) },
   });
-  await webhooks.start();
+  await webhooks?.start();
 
   // Before the API listens: once "listening" is logged, CLI commands are run here too.
   const control = await listenForCommands(config, database, log);
@@ -153,7 +155,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       log.info('shutting down');
       await app?.close();
       await control?.close();
-      await webhooks.stop();
+      await webhooks?.stop();
       // The engine records its calls in flight before the database closes.
       await engine?.stop();
       await drivers?.close();

@@ -154,7 +154,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       assert.equal(await menu.getByText('not built yet').count(), 0);
       await shot(page, 'dashboard-empty');
       await menu.getByRole('link', { name: /^Phonebooks/ }).click();
-      await page.getByRole('heading', { name: 'Phonebooks' }).waitFor();
+      await page.getByRole('heading', { name: 'Phonebooks', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
     } finally {
@@ -224,7 +224,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       await shot(page, 'dashboard-ended');
 
       await card.getByRole('link', { name: 'Spring survey' }).click();
-      await page.getByRole('heading', { name: 'Calls' }).waitFor();
+      await page.getByRole('heading', { name: 'Calls', exact: true }).waitFor();
       await page.locator('table.cdrs tbody tr').nth(2).waitFor();
       await shot(page, 'campaign-page');
       // Times in the browser's zone, the UTC instant in the title.

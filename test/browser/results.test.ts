@@ -15,10 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request, type Server, startServe, stop } from '../cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
+import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium'; // Debian's package, a peer (scripts/peers.js)
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SHOTS = path.resolve('test-output/screenshots');
 const NUMBERS = ['+15550300001', '+15550300002', '+15550300003', '+15550300004', '+15550300005', '+15550300006'];
 
 const KEY_LABELS: Record<string, string> = { '1': 'yes', '2': 'no', '3': 'maybe' };

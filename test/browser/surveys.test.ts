@@ -13,11 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { request, type Server, startServe, stop } from '../cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
+import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
 
 // --- harness, copied from console.test.ts (to be shared later) ---
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SHOTS = path.resolve('test-output/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-surveys-'));

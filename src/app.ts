@@ -47,6 +47,8 @@ import { smsMessageResource } from './resources/sms-message/sms-message.routes.t
 import { webhookResource } from './resources/webhook/webhook.routes.ts';
 import { eventsResource } from './resources/events/events.routes.ts';
 import { sessionResource } from './resources/session/session.routes.ts';
+import { mailTemplateResource } from './resources/mail-template/mail-template.routes.ts';
+import { smsTemplateResource } from './resources/sms-template/sms-template.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -78,6 +80,9 @@ export const resources: Resource[] = [
   webhookResource,
   eventsResource,
   sessionResource,
+  // Newfies API beyond the seed (issue 17)
+  mailTemplateResource,
+  smsTemplateResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

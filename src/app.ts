@@ -49,6 +49,8 @@ import { eventsResource } from './resources/events/events.routes.ts';
 import { sessionResource } from './resources/session/session.routes.ts';
 import { mailTemplateResource } from './resources/mail-template/mail-template.routes.ts';
 import { smsTemplateResource } from './resources/sms-template/sms-template.routes.ts';
+import { bulkContactResource } from './resources/bulkcontact/bulkcontact.routes.ts';
+import { subscriberResource } from './resources/subscriber/subscriber.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -83,6 +85,8 @@ export const resources: Resource[] = [
   // Newfies API beyond the seed (issue 17)
   mailTemplateResource,
   smsTemplateResource,
+  bulkContactResource,
+  subscriberResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

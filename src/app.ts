@@ -51,6 +51,7 @@ import { mailTemplateResource } from './resources/mail-template/mail-template.ro
 import { smsTemplateResource } from './resources/sms-template/sms-template.routes.ts';
 import { bulkContactResource } from './resources/bulkcontact/bulkcontact.routes.ts';
 import { subscriberResource } from './resources/subscriber/subscriber.routes.ts';
+import { subCampaignResource } from './resources/subcampaign/subcampaign.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -87,6 +88,7 @@ export const resources: Resource[] = [
   smsTemplateResource,
   bulkContactResource,
   subscriberResource,
+  subCampaignResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -52,6 +52,9 @@ import { smsTemplateResource } from './resources/sms-template/sms-template.route
 import { bulkContactResource } from './resources/bulkcontact/bulkcontact.routes.ts';
 import { subscriberResource } from './resources/subscriber/subscriber.routes.ts';
 import { subCampaignResource } from './resources/subcampaign/subcampaign.routes.ts';
+import { surveyAggregateResource } from './resources/surveyaggregate/surveyaggregate.routes.ts';
+import { sealedSurveyResource } from './resources/sealed-survey/sealed-survey.routes.ts';
+import { contentTypeResource } from './resources/content-type/content-type.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -89,6 +92,9 @@ export const resources: Resource[] = [
   bulkContactResource,
   subscriberResource,
   subCampaignResource,
+  surveyAggregateResource,
+  sealedSurveyResource,
+  contentTypeResource,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -37,3 +37,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS "mail_templates_user_key_idx" ON "mail_templat
 ALTER TABLE "sms_campaigns" ADD COLUMN IF NOT EXISTS "sms_template_id" integer;
 ALTER TABLE "sms_campaigns" ADD CONSTRAINT "sms_campaigns_sms_template_id_sms_templates_id_fk" FOREIGN KEY ("sms_template_id") REFERENCES "public"."sms_templates"("id") ON DELETE set null ON UPDATE no action;
 CREATE INDEX IF NOT EXISTS "sms_campaigns_sms_template_idx" ON "sms_campaigns" USING btree ("sms_template_id");
+
+-- /rest-api/surveyaggregate/<survey_id>/ reads the campaigns that ran a survey (and deleting a
+-- survey template sets their survey_id null): by survey, not by a scan of every campaign.
+CREATE INDEX IF NOT EXISTS "campaigns_survey_idx" ON "campaigns" USING btree ("survey_id");

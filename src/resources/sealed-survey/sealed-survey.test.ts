@@ -65,6 +65,25 @@ describe(`sealed-survey and content-type (${dbLabel})`, () => {
     assert.equal((await call(t.app, undefined, 'GET', '/rest-api/sealed-survey/')).statusCode, 401);
   });
 
+  test('the OpenAPI document describes every route of issue 17 with its response', async () => {
+    const doc = (await call(t.app, undefined, 'GET', '/rest-api/openapi.json')).data as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+    const expected: [string, string, string][] = [
+      ['/rest-api/bulkcontact/', 'post', '200'],
+      ['/rest-api/subscriber/', 'post', '200'],
+      ['/rest-api/subcampaign/{campaign_id}/', 'get', '200'],
+      ['/rest-api/subcampaign/{campaign_id}/{contact_id}/', 'patch', '202'],
+      ['/rest-api/surveyaggregate/{survey_id}/', 'get', '200'],
+      ['/rest-api/sealed-survey/', 'get', '200'],
+      ['/rest-api/sealed-survey/{id}/', 'get', '200'],
+      ['/rest-api/content-type/', 'get', '200'],
+      ['/rest-api/sms-template/', 'post', '201'],
+      ['/rest-api/mail-template/{id}/', 'get', '200'],
+    ];
+    for (const [path, method, status] of expected) {
+      assert.ok(doc.paths[path]?.[method]?.responses?.[status], `${method} ${path} → ${status} missing: ${JSON.stringify(doc.paths[path])}`);
+    }
+  });
+
   test('content-type lists what a campaign object_id may name, as Newfies does (url, name, app_label, model)', async () => {
     const res = await call(t.app, alice.auth, 'GET', '/rest-api/content-type/');
     assert.equal(res.statusCode, 200, res.body);

@@ -107,6 +107,7 @@ export async function dial(
     contactId: s.contact_id,
     phoneNumber: s.duplicate_contact,
     callerId: claimed.callerId,
+    callerIdId: claimed.callerIdId,
   };
   let call: Call;
   try {

@@ -13,6 +13,7 @@ import { AmdStatus, CallRequestStatus, LegType, SubscriberStatus } from '../db/s
 import { type AmdResult, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
 import { insertCallResults } from './store/call-results.ts';
+import { countCallerIdOutcomes } from './store/callerids.ts';
 import { settleCallrequests } from './store/callrequests.ts';
 import { insertBilledLegs, type LegRow } from './store/cdrs.ts';
 import { settleSubscribers } from './store/subscribers.ts';
@@ -61,6 +62,8 @@ export interface CallOutcome {
   contactId: number | null;
   phoneNumber: string;
   callerId: string;
+  /** The caller id group's number shown (callerid-rotation.ts), counted on it; absent: none. */
+  callerIdId?: number | null;
   hangup: Hangup;
   amd: AmdResult;
   results: SectionResult[];
@@ -134,6 +137,9 @@ export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingInc
     await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
     await settleCallrequests(tx, callRows(outcomes));
     await settleSubscribers(tx, subscriberRows(outcomes));
+    // Caller-id rotation: the numbers' ended and answered calls, and their rest (store/callerids.ts).
+    const shown = outcomes.filter((o) => o.callerIdId != null);
+    await countCallerIdOutcomes(tx, shown.map((o) => ({ id: o.callerIdId as number, answered: o.hangup.answeredAt !== null, ended: o.hangup.endedAt.toISOString() })));
   });
 }
 

@@ -121,6 +121,7 @@ export async function dial(
       timeoutSeconds: c.calltimeout,
       maxDurationSeconds: c.callmaxduration,
       amd: c.voicemail,
+      recordCall: c.record_calls,
       variables: callVariables(c, claimed),
       expectedKeys: expectedKeys(flow),
     });

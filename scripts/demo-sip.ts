@@ -308,7 +308,10 @@ export interface CampaignReport {
  * a survey (the prompt asks for 1 or 2; a spoken goodbye for each), a phonebook of `numbers`, a
  * campaign on them; starts it and waits (up to `seconds`) until it has ended.
  */
-export async function runSipCampaign(api: Api, opts: { proxy: string; promptWav: string; numbers: string[]; seconds?: number }): Promise<CampaignReport> {
+export async function runSipCampaign(
+  api: Api,
+  opts: { proxy: string; promptWav: string; numbers: string[]; seconds?: number; recordCalls?: boolean },
+): Promise<CampaignReport> {
   const tag = crypto.randomBytes(3).toString('hex');
   const gateway = await send(api, 'POST', 'gateway/', {
     name: `sipp carrier ${tag}`,
@@ -332,7 +335,7 @@ export async function runSipCampaign(api: Api, opts: { proxy: string; promptWav:
   for (const number of opts.numbers) await send(api, 'POST', 'contact/', { phonebook: book.url, contact: number, full_name: `Contact ${number}` });
   const campaign = await send(api, 'POST', 'campaigns/', {
     name: `SIP demo ${tag}`, callerid: '+15550000000', caller_name: 'Demo clinic', phonebook: [book.url], object_id: survey.id,
-    aleg_gateway: gateway.url, frequency: 120, calltimeout: 10, callmaxduration: 60, end_when_done: true,
+    aleg_gateway: gateway.url, frequency: 120, calltimeout: 10, callmaxduration: 60, end_when_done: true, record_calls: opts.recordCalls ?? false,
   });
   await send(api, 'PATCH', campaign.url, { status: 1 });
   const deadline = Date.now() + (opts.seconds ?? 120) * 1000;

@@ -153,6 +153,8 @@ export interface TestEngineOptions {
   engineId?: string;
   /** Survey API sections may call loopback (WEBHOOK_ALLOW_PRIVATE); true unless a test says otherwise. */
   allowPrivate?: boolean;
+  /** DATA_DIR: with it the engine prunes recordings by their owners' retention. */
+  dataDir?: string;
 }
 
 /** An engine on `clock` (UTC, PostgreSQL's rules for dead engines), logging only errors. */
@@ -167,7 +169,7 @@ export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions =
       return driver;
     },
     smsDrivers: smsDriver && (() => smsDriver),
-    config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6, webhookAllowPrivate: opts.allowPrivate ?? true },
+    config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6, webhookAllowPrivate: opts.allowPrivate ?? true, dataDir: opts.dataDir },
     databaseKind: 'postgres',
     engineId: opts.engineId,
   });

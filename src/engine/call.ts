@@ -107,6 +107,7 @@ export async function dial(
     contactId: s.contact_id,
     phoneNumber: s.duplicate_contact,
     callerId: claimed.callerId,
+    callerIdId: claimed.callerIdId,
   };
   let call: Call;
   try {
@@ -120,6 +121,7 @@ export async function dial(
       timeoutSeconds: c.calltimeout,
       maxDurationSeconds: c.callmaxduration,
       amd: c.voicemail,
+      recordCall: c.record_calls,
       variables: callVariables(c, claimed),
       expectedKeys: expectedKeys(flow),
     });

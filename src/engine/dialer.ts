@@ -13,7 +13,7 @@ import { GatewayStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
 import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
-import { callerIdGroup } from './store/callerids.ts';
+import { pickCallerIds } from './callerid-rotation.ts';
 import { callingLines, insertCallingCallrequests } from './store/callrequests.ts';
 import { type CampaignRow, lockStartCampaign, noteState, noteWaiting } from './store/campaigns.ts';
 import { voiceKind } from '../campaign/kinds.ts';
@@ -31,6 +31,8 @@ export interface ClaimedCall {
   /** The number as the gateway wants it (removeprefix, then addprefix). */
   dialled: string;
   callerId: string;
+  /** The caller id group's number shown (callerid-rotation.ts); null: the campaign's callerid. */
+  callerIdId: number | null;
   attempt: number;
 }
 
@@ -63,18 +65,6 @@ export function paceSlots(nextCallAt: string | null, frequency: number, now: Dat
 export function gatewayNumber(gateway: Pick<GatewayRow, 'removeprefix' | 'addprefix'>, number: string): string {
   const stripped = gateway.removeprefix && number.startsWith(gateway.removeprefix) ? number.slice(gateway.removeprefix.length) : number;
   return gateway.addprefix + stripped;
-}
-
-/** Contract §6: the group's number whose areacode is the longest prefix of the number ('*' = any). */
-export function pickCallerId(fallback: string, group: { areacode: string; callerid_num: string }[], number: string): string {
-  const digits = number.replace(/\D/g, '');
-  let best: { len: number; num: string } | undefined;
-  for (const c of group) {
-    const code = c.areacode.trim() === '*' ? '' : c.areacode.replace(/\D/g, '');
-    if (c.areacode.trim() !== '*' && !code) continue;
-    if (digits.startsWith(code) && (!best || code.length > best.len)) best = { len: code.length, num: c.callerid_num };
-  }
-  return best?.num ?? fallback;
 }
 
 /** Why the campaign may not dial now, before counting slots ('' = it may). */
@@ -122,22 +112,24 @@ async function dropDoNotCall(tx: Db, c: CampaignRow, ids: number[]): Promise<num
 
 /** Marks the subscribers IN_PROCESS and inserts their CALLING callrequests (in claim order). */
 async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, ids: number[]): Promise<ClaimedCall[]> {
-  const group = c.callerid_group_id ? await callerIdGroup(tx, c.callerid_group_id) : [];
   const now = ctx.clock.now().toISOString();
   const rows = await markInProcess(tx, ids, now);
   const byId = new Map(rows.map((s) => [s.id, s]));
-  const planned = ids.flatMap((id) => {
-    const s = byId.get(id);
-    if (!s) return [];
-    return [{
-      subscriber: s,
-      callUuid: crypto.randomUUID(),
-      dialled: gatewayNumber(gateway, s.duplicate_contact),
-      callerId: pickCallerId(c.callerid, group, s.duplicate_contact),
-      attempt: s.count_attempt,
-    }];
-  });
-  const values = planned.map((p) => ({ subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact, callerid: p.callerId, attempt: p.attempt }));
+  const subs = ids.flatMap((id) => byId.get(id) ?? []);
+  // Caller-id rotation (callerid-rotation.ts): one read and one count for the whole claim.
+  const callerIds = await pickCallerIds(tx, c, subs.map((s) => s.duplicate_contact), { now: ctx.clock.now(), timeZone: ctx.config.timeZone });
+  const planned = subs.map((s, i) => ({
+    subscriber: s,
+    callUuid: crypto.randomUUID(),
+    dialled: gatewayNumber(gateway, s.duplicate_contact),
+    callerId: callerIds[i].num,
+    callerIdId: callerIds[i].id,
+    attempt: s.count_attempt,
+  }));
+  const values = planned.map((p) => ({
+    subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact,
+    callerid: p.callerId, callerid_id: p.callerIdId, attempt: p.attempt,
+  }));
   const inserted = await insertCallingCallrequests(tx, { campaignId: c.id, gatewayId: gateway.id, engineId: ctx.engineId, now }, values);
   const callIds = new Map(inserted.map((r) => [r.call_uuid, Number(r.id)]));
   return planned.map((p) => ({ ...p, callrequestId: callIds.get(p.callUuid) as number }));

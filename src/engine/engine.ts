@@ -12,6 +12,7 @@ import type { EngineContext } from './context.ts';
 import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from '../drivers/voice/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
+import { pruneRecordings } from './recordings.ts';
 import { beat, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
@@ -60,6 +61,8 @@ export class Engine {
   /** The last pass stopped at a claim cap with calls still due: the next one runs at once. */
   private more = false;
   private lastBeat = -Infinity;
+  /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
+  private lastRecordingPrune = -Infinity;
   private readonly writer: OutcomeWriter;
   /** The SMS campaigns' sending (sms/engine.ts): its runs count as in flight for settle() and stop(). */
   private readonly sms: SmsEngine;
@@ -137,8 +140,22 @@ export class Engine {
       }
     }
     await this.report.live(live.map((c) => c.id));
+    await this.pruneRecordings();
     const messages = await this.sms.runOnce();
     return { started, ended, aborted, joined, messages };
+  }
+
+  /** Recording retention, at most once an hour (needs DATA_DIR, where the files are). */
+  private async pruneRecordings(): Promise<void> {
+    const { dataDir } = this.ctx.config;
+    const now = this.ctx.clock.now();
+    if (!dataDir || Math.abs(now.getTime() - this.lastRecordingPrune) < 3600_000) return;
+    this.lastRecordingPrune = now.getTime();
+    const n = await pruneRecordings(this.ctx.db, dataDir, now).catch((err: Error) => {
+      this.ctx.log.warn(`recordings: retention failed: ${err.message}`);
+      return 0;
+    });
+    if (n) this.ctx.log.info(`recordings: ${n} deleted by their owners' retention`);
   }
 
   /** END: campaigns past their expiration, and end_when_done ones with every subscriber final. */

@@ -8,6 +8,7 @@ import { SectionType } from '../db/schema.ts';
 import { requestGuarded } from '../http/outbound.ts';
 import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../campaign/survey-flow.ts';
 import type { Call, Hangup } from '../drivers/voice/driver.ts';
+import { fillPlaceholders } from '../campaign/placeholders.ts';
 import { addDncNumber, optOutList } from './store/dnc.ts';
 
 export interface SectionResult {
@@ -57,12 +58,20 @@ interface Step {
   gone?: boolean;
 }
 
+/**
+ * A section's text as spoken (text to speech): `{full_name}` and the contact's additional_vars
+ * filled in, as an SMS's (campaign/placeholders.ts); null when there is none.
+ */
+function spoken(ctx: IvrContext, text: string | null): string | null {
+  return text ? fillPlaceholders(text, ctx.variables.full_name ?? '', ctx.variables) : text;
+}
+
 /** Asks for keys up to 1 + retries times; `accept` says whether an answer is valid. */
 async function ask(ctx: IvrContext, s: FlowSection, maxDigits: number, accept: (d: string) => boolean): Promise<Step> {
   const tries = 1 + Math.max(0, s.retries ?? 0);
   let outcome: 'timeout' | 'invalid' = 'timeout';
   for (let i = 0; i < tries; i++) {
-    await ctx.call.play({ audioFile: s.audiofile, text: s.script || s.question });
+    await ctx.call.play({ audioFile: s.audiofile, text: spoken(ctx, s.script || s.question) });
     const digits = await ctx.call.collect({ maxDigits, timeoutSeconds: s.timeout });
     if (digits === null) return { input: { outcome: 'timeout' }, gone: true };
     if (digits !== '' && accept(digits)) return { input: { digits, outcome: 'ok' }, response: digits };
@@ -109,7 +118,7 @@ const capture = (ctx: IvrContext, s: FlowSection) =>
   ask(ctx, s, s.number_digits, (d) => !s.validate_number || inRange(d, s.min_number, s.max_number));
 
 async function transfer(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
-  await ctx.call.play({ audioFile: s.audiofile, text: s.script || null });
+  await ctx.call.play({ audioFile: s.audiofile, text: spoken(ctx, s.script || null) });
   const number = s.phonenumber ?? '';
   const leg = await ctx.call.transfer({ number, callerId: ctx.callerId, timeoutSeconds: ctx.campaign.calltimeout });
   out.transfers.push({ callId: leg.callId, number, hangup: leg.hangup });
@@ -117,7 +126,7 @@ async function transfer(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promi
 }
 
 async function runSection(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
-  const say = () => ctx.call.play({ audioFile: s.audiofile, text: s.script || s.question });
+  const say = () => ctx.call.play({ audioFile: s.audiofile, text: spoken(ctx, s.script || s.question) });
   switch (s.type) {
     case SectionType.MultiChoice:
       return multiChoice(ctx, s);

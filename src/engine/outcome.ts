@@ -9,12 +9,14 @@
  * outcomes one by one, so one bad outcome cannot take the others down.
  */
 import type { Db } from '../db/database.ts';
-import { AmdStatus, CallRequestStatus, LegType, SubscriberStatus } from '../db/schema.ts';
+import { AmdStatus, CallRequestStatus, LegType, RecordingKind, SubscriberStatus } from '../db/schema.ts';
 import { type AmdResult, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import type { SectionResult, TransferLeg } from './ivr.ts';
 import { insertCallResults } from './store/call-results.ts';
+import { countCallerIdOutcomes } from './store/callerids.ts';
 import { settleCallrequests } from './store/callrequests.ts';
 import { insertBilledLegs, type LegRow } from './store/cdrs.ts';
+import { insertRecordings, type NewRecording } from './store/recordings.ts';
 import { settleSubscribers } from './store/subscribers.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
@@ -61,6 +63,8 @@ export interface CallOutcome {
   contactId: number | null;
   phoneNumber: string;
   callerId: string;
+  /** The caller id group's number shown (callerid-rotation.ts), counted on it; absent: none. */
+  callerIdId?: number | null;
   hangup: Hangup;
   amd: AmdResult;
   results: SectionResult[];
@@ -124,6 +128,16 @@ function subscriberRows(outcomes: CallOutcome[]) {
   }));
 }
 
+/** The calls' recordings: each record section's message, and the whole call (record_calls). */
+function recordingRows(outcomes: CallOutcome[]): NewRecording[] {
+  return outcomes.flatMap((o) => {
+    const at = { callrequest_id: o.callrequestId, user_id: o.userId, created: o.hangup.endedAt.toISOString() };
+    const messages = o.results.filter((r) => r.record_file).map((r) => ({ ...at, kind: RecordingKind.Message, file: r.record_file, seconds: 0 }));
+    const whole = o.hangup.recording?.file ? [{ ...at, kind: RecordingKind.Call, file: o.hangup.recording.file, seconds: o.hangup.recording.seconds }] : [];
+    return [...whole, ...messages];
+  });
+}
+
 /** Records several outcomes in one transaction, set-based: all of them or none. */
 export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingIncrement: number): Promise<void> {
   if (!outcomes.length) return;
@@ -134,6 +148,10 @@ export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingInc
     await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
     await settleCallrequests(tx, callRows(outcomes));
     await settleSubscribers(tx, subscriberRows(outcomes));
+    await insertRecordings(tx, recordingRows(outcomes));
+    // Caller-id rotation: the numbers' ended and answered calls, and their rest (store/callerids.ts).
+    const shown = outcomes.filter((o) => o.callerIdId != null);
+    await countCallerIdOutcomes(tx, shown.map((o) => ({ id: o.callerIdId as number, answered: o.hangup.answeredAt !== null, ended: o.hangup.endedAt.toISOString() })));
   });
 }
 

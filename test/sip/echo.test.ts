@@ -69,7 +69,7 @@ test(`sipp echoes what our campaign played: the audio that reached it is the sec
   stops.push(() => server.stop());
 
   const [answered, busy] = ['+15550200001', '+15550200002']; // echo-carrier.xml: a number ending in 2 is busy
-  const report = await runSipCampaign(api, { proxy: carrier.proxy, promptWav: prompt.wav, numbers: [answered, busy] });
+  const report = await runSipCampaign(api, { proxy: carrier.proxy, promptWav: prompt.wav, numbers: [answered, busy], recordCalls: true });
   await carrier.capture.stop();
   const detail = JSON.stringify(report, null, 1);
   assert.equal(report.status, 4, `the campaign ended (END)\n${detail}`);
@@ -122,4 +122,24 @@ test(`sipp echoes what our campaign played: the audio that reached it is the sec
   assert.ok(wrong < 0.5, `an unrelated sentence scores ${wrong.toFixed(3)}`);
   assert.equal(similarity(prompt.pcm, new Int16Array(heard.length)), 0);
   t.diagnostic(`median correlation with the prompt ${promptMatch.toFixed(3)}, the goodbye ${goodbyeMatch.toFixed(3)}, an unrelated sentence ${wrong.toFixed(3)}`);
+
+  // record_calls (issue 16 item 6): the answered call's whole-call recording, through the API: a
+  // stereo WAV whose right channel (what we sent) is the prompt and whose left (what we heard)
+  // is sipp's echo of it.
+  const get = (url: string) => fetch(url, { headers: { authorization: api.authorization } });
+  const request = report.callrequests.find((r) => r.phone_number === answered)!;
+  const calls = (await (await get(`${api.base}/rest-api/callrequest/?campaign_id=${report.campaignId}`)).json()) as { results: { id: number; phone_number: string }[] };
+  const id = calls.results.find((r) => r.phone_number === answered)!.id;
+  const recordings = (await (await get(`${api.base}/rest-api/callrequest/${id}/recordings/`)).json()) as { results: { kind: string; download: string }[] };
+  assert.deepEqual(recordings.results.map((r) => r.kind), ['call'], `${request.request_uuid}: ${JSON.stringify(recordings)}`);
+  const file = path.join(dir, 'whole-call.wav');
+  await fs.writeFile(file, Buffer.from(await (await get(recordings.results[0].download)).arrayBuffer()));
+  await run('sox', [file, path.join(dir, 'whole-call-sent.wav'), 'remix', '2']);
+  await run('sox', [file, path.join(dir, 'whole-call-heard.wav'), 'remix', '1']);
+  const sent = (await readWav(path.join(dir, 'whole-call-sent.wav'))).pcm;
+  const echoed = (await readWav(path.join(dir, 'whole-call-heard.wav'))).pcm;
+  const sentMatch = similarity(prompt.pcm, heardFrom(sent, 0));
+  const echoMatch = similarity(prompt.pcm, heardFrom(echoed, 0));
+  assert.ok(sentMatch > 0.9, `the recording's sent channel vs the prompt: ${sentMatch.toFixed(3)}`);
+  assert.ok(echoMatch > 0.8, `the recording's heard channel (sipp's echo) vs the prompt: ${echoMatch.toFixed(3)}`);
 });

@@ -17,6 +17,8 @@ export const users = pgTable('users', {
   sms_rate: numeric('sms_rate', { precision: 12, scale: 5 }).notNull().default('0'),
   /** A balance falling below it writes a balance.low event; null: none (migration 0020). */
   balance_low_threshold: numeric('balance_low_threshold', { precision: 16, scale: 5 }),
+  /** Recordings older than this many days are deleted, files and rows (migration 0026); null: kept. */
+  recording_retention_days: integer('recording_retention_days'),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

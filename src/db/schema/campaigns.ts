@@ -76,6 +76,8 @@ export const campaigns = pgTable(
     dnc_id: integer('dnc_id').references(() => dncLists.id, { onDelete: 'set null' }),
     timezone_dialing: boolean('timezone_dialing').notNull().default(false),
     completion_enabled: boolean('completion_enabled').notNull().default(false),
+    /** Record whole calls (migration 0026): both legs where the driver can. */
+    record_calls: boolean('record_calls').notNull().default(false),
     ...campaignLifeColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
@@ -149,6 +151,8 @@ export const callrequests = pgTable(
     call_uuid: varchar('call_uuid', { length: 64 }).notNull(),
     phone_number: varchar('phone_number', { length: 21 }).notNull(),
     callerid: varchar('callerid', { length: 80 }).notNull().default(''),
+    /** The caller id group's number shown (migration 0026; no foreign key); null: the campaign's callerid. */
+    callerid_id: integer('callerid_id'),
     gateway_id: integer('gateway_id').references(() => gateways.id, { onDelete: 'set null' }),
     /** Which attempt of the subscriber this is (1 = first). */
     attempt: integer('attempt').notNull().default(1),
@@ -240,3 +244,25 @@ export const engineHeartbeats = pgTable('engine_heartbeats', {
   engine_id: varchar('engine_id', { length: 64 }).primaryKey(),
   heartbeat_at: timestamptz('heartbeat_at').notNull(),
 });
+
+/** Recording `kind`: a record section's message, or the whole call (campaign `record_calls`). */
+export const RecordingKind = { Message: 'message', Call: 'call' } as const;
+
+/** A call's recordings (migration 0026), listed at /rest-api/callrequest/<id>/recordings/. */
+export const recordings = pgTable(
+  'recordings',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    callrequest_id: bigint('callrequest_id', { mode: 'number' })
+      .notNull()
+      .references(() => callrequests.id, { onDelete: 'cascade' }),
+    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    kind: varchar('kind', { length: 20 }).notNull(),
+    /** Relative to DATA_DIR. */
+    file: varchar('file', { length: 255 }).notNull(),
+    seconds: integer('seconds').notNull().default(0),
+    /** The call's end by the engine's clock: retention counts from it. */
+    created_date: createdDate(),
+  },
+  (t) => [index('recordings_callrequest_idx').on(t.callrequest_id), index('recordings_user_created_idx').on(t.user_id, t.created_date)],
+);

@@ -1,8 +1,8 @@
 /** Phonebooks and contacts, do-not-call lists, caller ids (issue 3). */
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, serial, smallint, text, varchar } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, jsonb, numeric, pgTable, serial, smallint, text, varchar } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { createdDate, updatedDate } from './columns.ts';
+import { createdDate, timestamptz, updatedDate } from './columns.ts';
 
 export const phonebooks = pgTable(
   'phonebooks',
@@ -70,6 +70,12 @@ export const calleridGroups = pgTable(
     name: varchar('name', { length: 100 }).notNull(),
     description: text('description').notNull().default(''),
     user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** Rotation (migration 0026): at most this many calls per number a day; null: no cap. */
+    daily_cap: integer('daily_cap'),
+    /** A number answered less than this share (0–1) today rests for a day; null: no floor. */
+    min_answer_rate: numeric('min_answer_rate', { precision: 4, scale: 3 }),
+    /** The floor is judged once a number has ended this many calls today. */
+    answer_rate_min_calls: integer('answer_rate_min_calls').notNull().default(20),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
@@ -87,6 +93,15 @@ export const callerids = pgTable(
     callerid_group_id: integer('callerid_group_id')
       .notNull()
       .references(() => calleridGroups.id, { onDelete: 'cascade' }),
+    /** The day the *_today counters count (migration 0026); another day reads as 0. */
+    usage_day: date('usage_day', { mode: 'string' }),
+    calls_today: integer('calls_today').notNull().default(0),
+    ended_today: integer('ended_today').notNull().default(0),
+    answered_today: integer('answered_today').notNull().default(0),
+    calls_total: bigint('calls_total', { mode: 'number' }).notNull().default(0),
+    answered_total: bigint('answered_total', { mode: 'number' }).notNull().default(0),
+    /** Under its group's answer-rate floor: not used until then. */
+    resting_until: timestamptz('resting_until'),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -38,6 +38,11 @@ export interface OriginateRequest {
   maxDurationSeconds: number;
   /** Answering-machine detection wanted (campaign `voicemail`). */
   amd: boolean;
+  /**
+   * Record the whole call once answered (campaign `record_calls`), both legs where the driver
+   * can; the file is reported on the Hangup's `recording`.
+   */
+  recordCall?: boolean;
   /** Channel variables: campaign, subscriber, contact fields, additional_vars … */
   variables: Record<string, string>;
   /**
@@ -59,6 +64,8 @@ export interface Hangup {
   duration: number;
   /** Seconds from answer to end (0 when not answered). */
   billsec: number;
+  /** The whole-call recording (OriginateRequest `recordCall`): a file under DATA_DIR, and its seconds. */
+  recording?: { file: string; seconds: number };
 }
 
 export type AnswerOutcome = { answered: true; amd: AmdResult } | { answered: false; hangup: Hangup };

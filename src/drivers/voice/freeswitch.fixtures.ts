@@ -233,6 +233,8 @@ export class FakeFreeswitch {
       this.later(ch, Number(args[0].replace('+', '')), () => this.hangup(ch.uuid, args[2] ?? 'ALLOTTED_TIMEOUT'));
       return `+OK Scheduled\n`;
     }
+    // record_calls: uuid_record (whole-call recording), with RECORD_STEREO set first.
+    if (name === 'uuid_setvar' || name === 'uuid_record') return this.channels.has(args[0]) ? '+OK Success\n' : '-ERR No such channel!\n';
     if (name === 'module_exists') return String(args[0] === 'mod_amd' && this.opts.amdLoaded !== false);
     return `-ERR ${name} Command not found!\n`;
   }

@@ -272,6 +272,18 @@ test('callmaxduration cuts an answered call with ALLOTTED_TIMEOUT', { timeout: 1
   assert.equal(hangup.billsec, 3, JSON.stringify(hangup));
 });
 
+test('record_calls: an answered call is recorded whole with uuid_record (stereo), reported on its hangup', { timeout: 10_000 }, async () => {
+  const { fake, driver } = await setup();
+  const call = driver.originate(request('15550001', { maxDurationSeconds: 2, recordCall: true }));
+  assert.equal((await call.answered).answered, true);
+  const hangup = await call.ended;
+  assert.equal(fake.sent('api uuid_setvar')[0].line, `api uuid_setvar ${call.callId} RECORD_STEREO true`);
+  assert.match(fake.sent('api uuid_record')[0].line, new RegExp(`^api uuid_record ${call.callId} start /.*recordings/${call.callId}-call\\.wav$`));
+  assert.deepEqual(hangup.recording, { file: `recordings/${call.callId}-call.wav`, seconds: hangup.billsec });
+  const unrecorded = driver.originate(request('15550002', { maxDurationSeconds: 1 }));
+  assert.equal((await unrecorded.ended).recording, undefined);
+});
+
 test('a socket dropped mid-call fails the call; the next call reconnects and nothing is originated twice', { timeout: 10_000 }, async () => {
   const { fake, driver } = await setup();
   const first = driver.originate(request('15550001'));

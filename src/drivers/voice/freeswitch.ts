@@ -218,6 +218,8 @@ class FreeswitchCall implements Call, Channel {
   private asrEvents = false;
   private readonly endListeners = new Set<() => void>();
   private recordings = 0;
+  /** The whole-call recording (record_calls), once uuid_record accepted it. */
+  private wholeCall?: { file: string };
 
   constructor(
     private readonly line: Line,
@@ -293,9 +295,29 @@ class FreeswitchCall implements Call, Channel {
     // callmaxduration: FreeSWITCH cuts the call itself, so it ends as an answered ALLOTTED_TIMEOUT.
     const max = this.request.maxDurationSeconds;
     if (max > 0) void this.line.current()?.api(`sched_hangup +${max} ${this.callId} ALLOTTED_TIMEOUT`).catch(() => undefined);
+    if (this.request.recordCall) void this.recordWholeCall();
     if (!this.request.amd) return this.resolveAnswered({ answered: true, amd: 'none' });
     // A hangup during detection settles `ended` first; `answered` still says answered ('unsure').
     void this.detect().then((amd) => this.resolveAnswered({ answered: true, amd }));
+  }
+
+  /**
+   * record_calls: `uuid_record … start` into DATA_DIR/recordings/<callId>-call.wav with
+   * RECORD_STEREO (the callee on one channel, what we send on the other); FreeSWITCH stops it at
+   * hangup. Reported on the hangup only when FreeSWITCH accepted it.
+   */
+  private async recordWholeCall(): Promise<void> {
+    const conn = this.line.current();
+    if (!conn) return;
+    const file = `recordings/${this.callId}-call.wav`;
+    try {
+      if (!this.line.settings.media_dir) fs.mkdirSync(path.join(this.line.ctx.dataDir, 'recordings'), { recursive: true });
+      await conn.api(`uuid_setvar ${this.callId} RECORD_STEREO true`);
+      const reply = await conn.api(`uuid_record ${this.callId} start ${path.join(this.line.mediaDir, file)}`);
+      if (reply.trim().startsWith('+OK')) this.wholeCall = { file };
+    } catch {
+      // no recording: the call goes on without one
+    }
   }
 
   /** mod_amd's `amd` listens to the greeting (up to its total_analysis_time), then sets amd_result. */
@@ -314,7 +336,7 @@ class FreeswitchCall implements Call, Channel {
     for (const settle of [...this.apps.values()]) settle(null);
     for (const listener of [...this.endListeners]) listener();
     if (!answered) this.resolveAnswered({ answered: false, hangup });
-    this.resolveEnded(hangup);
+    this.resolveEnded(answered && this.wholeCall ? { ...hangup, recording: { file: this.wholeCall.file, seconds: hangup.billsec } } : hangup);
   }
 
   /** Runs `listener` when the call ends; returns the function that removes it. */

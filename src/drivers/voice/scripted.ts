@@ -57,6 +57,8 @@ export class ScriptedDriver implements TelephonyDriver {
       endedAt: this.clock.now(),
       duration: answered ? (script.billsec ?? 0) : 0,
       billsec: answered ? (script.billsec ?? 0) : 0,
+      // record_calls: the file is named, not written (the simulator writes one).
+      ...(answered && request.recordCall ? { recording: { file: `recordings/${request.callId}-call.wav`, seconds: script.billsec ?? 0 } } : {}),
     });
     let end!: (h: Hangup) => void;
     const ended = new Promise<Hangup>((resolve) => (end = resolve));

@@ -6,6 +6,9 @@
  * clock, so tests drive a call with a ManualClock. Durations are simulated seconds
  * (`time_scale` simulated seconds pass per clock second).
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import wavefilePkg from 'wavefile';
 import { systemClock, type Clock } from '../../clock.ts';
 import { causeName } from './causes.ts';
 import {
@@ -24,6 +27,8 @@ import { simulatorSettings, type SimulatorSettings } from './simulator-settings.
 export { simulatorDefaults, simulatorSettings, type SimulatorSettings } from './simulator-settings.ts';
 
 /** Causes of calls that neither answer, ring out nor are busy, picked by the call's draw. */
+const { WaveFile } = wavefilePkg;
+
 const FAILURES = [Q850.Congestion, Q850.CallRejected, Q850.NormalTemporaryFailure] as const;
 /** Busy and failed calls end after at most this much ringing (a carrier answers them quickly). */
 const QUICK_FAIL_MS = 1000;
@@ -39,6 +44,7 @@ const MESSAGE_MS = 5000;
 interface Line {
   settings: SimulatorSettings;
   clock: Clock;
+  dataDir: string;
   track(call: SimulatedCall): void;
   untrack(call: SimulatedCall): void;
 }
@@ -76,6 +82,7 @@ export class SimulatorDriver implements TelephonyDriver {
     this.line = {
       settings: checked.value,
       clock: ctx.clock,
+      dataDir: ctx.dataDir,
       track: (call) => this.calls.add(call),
       untrack: (call) => this.calls.delete(call),
     };
@@ -195,6 +202,7 @@ class SimulatedCall implements Call {
       timeoutSeconds: opts.timeoutSeconds,
       maxDurationSeconds: 0,
       amd: false,
+      recordCall: false,
     });
     // The B-leg cannot outlive the A-leg.
     void this.gone.then(() => leg.hangup());
@@ -260,10 +268,31 @@ class SimulatedCall implements Call {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const hangup = this.hangupRecord(cause);
+    if (answered && this.request.recordCall) hangup.recording = this.writeRecording(hangup.billsec);
     this.line.untrack(this);
     this.resolveGone();
     if (!answered) this.resolveAnswered({ answered: false, hangup });
     this.resolveEnded(hangup);
+  }
+
+  /**
+   * record_calls: a simulated caller has no voice, so the "recording" is a generated WAV (a quiet
+   * 440 Hz tone, 8 kHz mono, at most 2 s whatever the call's length) written to
+   * DATA_DIR/recordings/<callId>-call.wav, so that the API can list and serve it end to end.
+   */
+  private writeRecording(billsec: number): { file: string; seconds: number } | undefined {
+    const seconds = Math.min(2, Math.max(1, billsec));
+    const samples = Int16Array.from({ length: seconds * 8000 }, (_, i) => Math.round(2000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+    const wav = new WaveFile();
+    wav.fromScratch(1, 8000, '16', samples);
+    const file = path.join('recordings', `${this.callId}-call.wav`);
+    try {
+      fs.mkdirSync(path.join(this.line.dataDir, 'recordings'), { recursive: true });
+      fs.writeFileSync(path.join(this.line.dataDir, file), wav.toBuffer());
+    } catch {
+      return undefined; // an unwritable DATA_DIR loses the recording, not the call
+    }
+    return { file, seconds };
   }
 
   private hangupRecord(cause: number): Hangup {

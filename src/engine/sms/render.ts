@@ -1,17 +1,6 @@
 /**
  * An SMS campaign's `text_message` filled in for one subscriber: `{full_name}` and the keys of
- * the contact's additional_vars (`{debt}`). An unknown placeholder is left as it is, so a typo
- * shows in the message rather than silently vanishing.
+ * the contact's additional_vars (`{debt}`). The renderer is shared with spoken scripts
+ * (campaign/placeholders.ts).
  */
-
-/** The text for one subscriber. */
-export function renderSms(template: string, fullName: string, vars: unknown): string {
-  const values = vars && typeof vars === 'object' && !Array.isArray(vars) ? (vars as Record<string, unknown>) : {};
-  return template.replace(/\{([A-Za-z0-9_]+)\}/g, (whole, key: string) => {
-    if (key === 'full_name') return fullName;
-    if (!Object.hasOwn(values, key)) return whole;
-    const value = values[key];
-    if (value === null || value === undefined) return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  });
-}
+export { fillPlaceholders as renderSms } from '../../campaign/placeholders.ts';

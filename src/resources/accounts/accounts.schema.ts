@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { boolean, decimal, text } from '../../http/fields.ts';
+import { boolean, decimal, integer, text } from '../../http/fields.ts';
 import { queueFields } from '../queue/queue.schema.ts';
 
 /**
@@ -18,6 +18,7 @@ export const accountFields = {
   call_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   balance_low_threshold: decimal({ places: 5, maxDigits: 16, nullable: true, description: 'a balance falling below it is a balance.low event; null: none' }),
+  recording_retention_days: integer({ min: 1, max: 36_500, nullable: true, description: "the user's call recordings older than this many days are deleted, files and rows; null: kept" }),
 };
 
 export const AccountRecord = Type.Object({
@@ -35,6 +36,7 @@ export const AccountRecord = Type.Object({
   call_rate: Type.Number(),
   sms_rate: Type.Number(),
   balance_low_threshold: Type.Union([Type.Number(), Type.Null()]),
+  recording_retention_days: Type.Union([Type.Integer(), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

@@ -51,6 +51,7 @@ describe(`accounts (${dbLabel})`, () => {
       call_rate: 0.02,
       sms_rate: 0.01,
       balance_low_threshold: null,
+      recording_retention_days: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);

@@ -13,6 +13,9 @@ export function presentCalleridGroup(request: FastifyRequest, row: CalleridGroup
     name: row.name,
     description: row.description,
     user: link('users', row.user_id) as string,
+    daily_cap: row.daily_cap,
+    min_answer_rate: row.min_answer_rate === null ? null : Number(row.min_answer_rate),
+    answer_rate_min_calls: row.answer_rate_min_calls,
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,
   };

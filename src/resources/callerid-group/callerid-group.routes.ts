@@ -46,6 +46,9 @@ function routes(api: Api, { database }: AppDeps) {
         name: values.name as string,
         description: values.description ?? '',
         user_id: values.user ?? request.user.id,
+        daily_cap: values.daily_cap ?? null,
+        min_answer_rate: values.min_answer_rate ?? null,
+        answer_rate_min_calls: values.answer_rate_min_calls ?? undefined,
       });
       return reply
         .code(201)
@@ -67,6 +70,10 @@ function routes(api: Api, { database }: AppDeps) {
         name: values.name ?? undefined,
         description: values.description ?? undefined,
         user_id: values.user ?? undefined,
+        // null clears the cap or the floor; absent leaves it.
+        daily_cap: values.daily_cap,
+        min_answer_rate: values.min_answer_rate,
+        answer_rate_min_calls: values.answer_rate_min_calls ?? undefined,
       });
       return reply.code(202).send();
     },

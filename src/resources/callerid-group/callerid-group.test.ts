@@ -100,4 +100,18 @@ describe(`callerid_group (${dbLabel})`, () => {
       assert.equal(res.statusCode, 401, `${method} ${url}: ${res.body}`);
     }
   });
+
+  test('rotation rules: set on create, read back, refused out of range with nothing stored, cleared with null (issue 16 item 5)', async () => {
+    const group = await makeGroup(alice, { daily_cap: '300', min_answer_rate: 0.25, answer_rate_min_calls: 10 });
+    assert.deepEqual([group.daily_cap, group.min_answer_rate, group.answer_rate_min_calls], [300, 0.25, 10]);
+    const before = await db.$count(calleridGroups);
+    const bad = await call(t.app, alice.auth, 'POST', '/rest-api/callerid_group/', { name: unique('grp'), min_answer_rate: -0.1, answer_rate_min_calls: 0, daily_cap: 'many' });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.deepEqual(Object.keys(bad.data).sort(), ['answer_rate_min_calls', 'daily_cap', 'min_answer_rate']);
+    assert.equal(await db.$count(calleridGroups), before);
+    const off = await call(t.app, alice.auth, 'PATCH', group.url, { daily_cap: null, min_answer_rate: null });
+    assert.equal(off.statusCode, 202, off.body);
+    const read = await call(t.app, alice.auth, 'GET', group.url);
+    assert.deepEqual([read.data.daily_cap, read.data.min_answer_rate, read.data.answer_rate_min_calls], [null, null, 10]);
+  });
 });

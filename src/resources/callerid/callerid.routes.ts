@@ -7,6 +7,7 @@ import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { phoneDigits } from '../../http/phone.ts';
+import { usageDay } from '../../campaign/callerid-usage.ts';
 import { presentCallerid } from './callerid.present.ts';
 import {
   type CalleridFilter,
@@ -38,7 +39,9 @@ function readFilter(request: FastifyRequest): CalleridFilter {
   return filter;
 }
 
-function routes(api: Api, { database }: AppDeps) {
+function routes(api: Api, { database, config }: AppDeps) {
+  // The use counters count TIME_ZONE's day (campaign/callerid-usage.ts), as the engine does.
+  const today = () => usageDay(new Date(), config.timeZone);
   const { db } = database;
 
   api.get('/callerid/', { schema: { tags, response: { 200: envelopeOf(CalleridRecord) } } }, async (request) => {
@@ -47,14 +50,14 @@ function routes(api: Api, { database }: AppDeps) {
       request,
       () => countCallerids(db, where),
       (limit, offset) => listCallerids(db, where, limit, offset),
-      (row) => presentCallerid(request, row),
+      (row) => presentCallerid(request, row, today()),
     );
   });
 
   api.get('/callerid/:id/', { schema: { tags, response: { 200: CalleridRecord } } }, async (request) => {
     const row = await findCallerid(db, request.user, recordId(request));
     if (!row) throw notFound();
-    return presentCallerid(request, row);
+    return presentCallerid(request, row, today());
   });
 
   api.post(
@@ -68,7 +71,7 @@ function routes(api: Api, { database }: AppDeps) {
         callerid_name: values.callerid_name ?? '',
         callerid_group_id: values.callerid_group as number,
       });
-      return reply.code(201).header('location', recordUrl(request, 'callerid', row.id)).send(presentCallerid(request, row));
+      return reply.code(201).header('location', recordUrl(request, 'callerid', row.id)).send(presentCallerid(request, row, today()));
     },
   );
 

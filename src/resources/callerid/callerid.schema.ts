@@ -48,6 +48,15 @@ export const CalleridRecord = Type.Object({
   callerid_num: Type.String(),
   callerid_name: Type.String(),
   callerid_group: Type.String({ format: 'uri' }),
+  // Read-only use counters (issue 16 item 5): calls started, ended and answered today (TIME_ZONE's day), all-time totals.
+  calls_today: Type.Integer({ description: 'Calls that showed this number today (read-only)' }),
+  ended_today: Type.Integer({ description: 'Of them, calls that have ended (read-only)' }),
+  answered_today: Type.Integer({ description: 'Of them, calls answered (read-only)' }),
+  calls_total: Type.Integer({ description: 'Calls that showed this number, ever (read-only)' }),
+  answered_total: Type.Integer({ description: 'Of them, calls answered (read-only)' }),
+  resting_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: "Under its group's answer-rate floor: not used before this time (read-only)",
+  }),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

@@ -17,6 +17,7 @@ import {
   visibleCallRequests,
 } from './callrequest.repository.ts';
 import { CallRequestRecord, CallResultRecord } from './callrequest.schema.ts';
+import { recordingRoutes } from './recordings.routes.ts';
 
 const tags = ['callrequest'];
 
@@ -26,8 +27,9 @@ function filters(db: Db, request: FastifyRequest): SQL | undefined {
   return and(visibleCallRequests(db, request.user), ...byValue);
 }
 
-function routes(api: Api, { database }: AppDeps) {
-  const { db } = database;
+function routes(api: Api, deps: AppDeps) {
+  const { db } = deps.database;
+  recordingRoutes(api, deps);
 
   api.get('/callrequest/', { schema: { tags, response: { 200: envelopeOf(CallRequestRecord) } } }, async (request) => {
     const where = filters(db, request);

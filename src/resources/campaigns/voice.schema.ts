@@ -60,6 +60,8 @@ export function campaignFields(timeZone: string) {
     timezone_dialing: boolean(),
     end_when_done: boolean(),
     completion_enabled: boolean(),
+    // Issue 16 item 6: record whole calls (both legs where the driver can), listed at /callrequest/<id>/recordings/.
+    record_calls: boolean(),
     status: choice(Object.values(CampaignStatus)),
   };
 }
@@ -111,6 +113,7 @@ export const CampaignRecord = Type.Object({
   ...WindowRecord,
   timezone_dialing: Type.Boolean(),
   completion_enabled: Type.Boolean(),
+  record_calls: Type.Boolean(),
   end_when_done: Type.Boolean(),
   has_been_started: Type.Boolean(),
   totalcontact: Type.Integer(),

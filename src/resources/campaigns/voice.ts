@@ -41,7 +41,7 @@ export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
   columns: columnMap({
     plain: [
       'caller_name', 'max_aleg', 'max_xfer', 'dial_method', 'agent_dial_rate', 'calltimeout', 'extra_data', 'voicemail',
-      'amd_behavior', 'timezone_dialing', 'completion_enabled',
+      'amd_behavior', 'timezone_dialing', 'completion_enabled', 'record_calls',
     ],
     links: {
       aleg_gateway: 'aleg_gateway_id',
@@ -74,6 +74,7 @@ export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
     callerid_group: link('callerid_group', row.callerid_group_id),
     timezone_dialing: row.timezone_dialing,
     completion_enabled: row.completion_enabled,
+    record_calls: row.record_calls,
   }),
   activityOf,
   deleted: { code: 204 },

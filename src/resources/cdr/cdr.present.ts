@@ -59,12 +59,17 @@ export function presentCdr(request: FastifyRequest, row: CdrRow): Static<typeof 
 export const CSV_COLUMNS = [
   'id', 'callid', 'callerid', 'phone_number', 'starting_date', 'duration', 'billsec', 'billed_duration', 'call_cost',
   'hangup_cause_q850', 'disposition', 'leg_type', 'amd_status', 'callrequest_id', 'campaign_id', 'subscriber_id', 'contact_id',
+  'recording',
 ] as const;
 
-/** A CDR's cells in CSV_COLUMNS order (src/http/csv.ts writes them). */
-export function cdrCsvRow(row: CdrRow): CsvCell[] {
+/**
+ * A CDR's cells in CSV_COLUMNS order (src/http/csv.ts writes them). `recording`: the download URL
+ * of its call's recording (issue 16 item 6; A-legs only, the whole call's first), or ''.
+ */
+export function cdrCsvRow(row: CdrRow, recording = ''): CsvCell[] {
   const values: Record<(typeof CSV_COLUMNS)[number], CsvCell> = {
     ...row,
+    recording,
     starting_date: isoTime(row.starting_date),
     call_cost: decimalString(row.call_cost),
   };

@@ -1,5 +1,5 @@
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database.ts';
+import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/database.ts';
 import { campaigns, cdrs } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedThrough } from '../../http/scope.ts';
@@ -24,4 +24,19 @@ export function listCdrs(db: Db, where: SQL | undefined, limit: number, offset: 
 /** Rows after `afterId` in id order: the keyset batches of the CSV export. */
 export function listCdrsAfter(db: Db, where: SQL | undefined, afterId: number, limit: number): Promise<CdrRow[]> {
   return db.select().from(cdrs).where(and(where, gt(cdrs.id, afterId))).orderBy(asc(cdrs.id)).limit(limit);
+}
+
+/**
+ * The recording the CSV shows for each of these calls: the whole call's, else the first record
+ * section's (recordings_callrequest_idx); one query per batch.
+ */
+export async function recordingOfCalls(db: Db, callrequestIds: number[]): Promise<Map<number, number>> {
+  if (!callrequestIds.length) return new Map();
+  const rows = await queryRows<{ callrequest_id: number; id: number }>(
+    db,
+    sql`select distinct on (callrequest_id) callrequest_id, id from recordings
+        where callrequest_id = any(${`{${callrequestIds.join(',')}}`}::bigint[])
+        order by callrequest_id, (kind = 'call') desc, id`,
+  );
+  return new Map(rows.map((r) => [Number(r.callrequest_id), Number(r.id)]));
 }

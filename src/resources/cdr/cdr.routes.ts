@@ -5,7 +5,7 @@
 import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import { cdrs } from '../../db/schema.ts';
+import { cdrs, LegType } from '../../db/schema.ts';
 import { type AppDeps, type Api, recordId, type Resource } from '../../http/api.ts';
 import { csvChunks, csvOptionsOf, sendCsv } from '../../http/csv.ts';
 import { notFound } from '../../http/errors.ts';
@@ -14,7 +14,8 @@ import { normalizePhone } from '../../http/phone.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
 import { readCampaignDate } from '../campaigns/campaign.dates.ts';
 import { CSV_COLUMNS, CdrRecord, cdrCsvRow, presentCdr } from './cdr.present.ts';
-import { countCdrs, findCdr, listCdrs, listCdrsAfter, visibleCdrs } from './cdr.repository.ts';
+import { recordingUrl } from '../callrequest/recordings.routes.ts';
+import { countCdrs, findCdr, listCdrs, listCdrsAfter, recordingOfCalls, visibleCdrs } from './cdr.repository.ts';
 
 const tags = ['cdr'];
 const BATCH = 1000;
@@ -48,7 +49,12 @@ function routes(api: Api, { database, config }: AppDeps) {
       async function* batches() {
         for (let after = 0; ; ) {
           const rows = await listCdrsAfter(db, where, after, BATCH);
-          yield rows.map(cdrCsvRow);
+          const aLegCalls = rows.filter((r) => r.leg_type === LegType.A && r.callrequest_id !== null).map((r) => r.callrequest_id as number);
+          const recorded = await recordingOfCalls(db, aLegCalls);
+          yield rows.map((r) => {
+            const rec = r.leg_type === LegType.A && r.callrequest_id !== null ? recorded.get(r.callrequest_id) : undefined;
+            return cdrCsvRow(r, rec === undefined ? '' : recordingUrl(request, r.callrequest_id as number, rec));
+          });
           if (rows.length < BATCH) break;
           after = rows[rows.length - 1].id;
         }

@@ -30,6 +30,8 @@ export interface UserInput {
   call_rate?: string;
   sms_rate?: string;
   balance_low_threshold?: string | null;
+  /** Recordings older than this many days are deleted (issue 16 item 6); null: kept. */
+  recording_retention_days?: number | null;
   is_active?: boolean;
 }
 

@@ -43,6 +43,8 @@ export class SipCall implements Call {
   private readonly digits: string[] = [];
   private readonly digitWaiters = new Set<() => void>();
   private recordings = 0;
+  /** record_calls: the whole call's recording, from the answer to the end. */
+  private wholeCall: { write(file: string): Promise<{ file: string; seconds: number }> } | undefined;
   /** NOTIFY sipfrag status lines of a REFER, for the transfer in progress. */
   readonly notifies = new Set<(status: number) => void>();
 
@@ -109,6 +111,7 @@ export class SipCall implements Call {
     }
     this.media?.start(media.remote, { payloadType: media.payloadType, telephoneEvent: media.telephoneEvent });
     this.answeredAt = this.core.now();
+    if (this.request.recordCall && this.media) this.wholeCall = this.media.recordCall();
     this.state = 'up';
     if (this.request.maxDurationSeconds > 0) {
       this.timers.push(setTimeout(() => void this.hangup(Q850.AllottedTimeout), this.request.maxDurationSeconds * 1000));
@@ -168,7 +171,16 @@ export class SipCall implements Call {
     };
     if (!this.answeredAt) this.resolveAnswered({ answered: false, hangup });
     else this.resolveAnswered({ answered: true, amd: 'none' }); // no-op when AMD already answered
-    this.resolveEnded(hangup);
+    if (this.wholeCall) {
+      // The WAV is written before the hangup is told, so the outcome can list it.
+      const file = path.join('recordings', `${this.callId}-call.wav`);
+      void this.wholeCall.write(path.join(this.core.dataDir, file)).then(
+        (r) => this.resolveEnded(r.file ? { ...hangup, recording: { file, seconds: r.seconds } } : hangup),
+        () => this.resolveEnded(hangup),
+      );
+    } else {
+      this.resolveEnded(hangup);
+    }
     this.media?.close();
     for (const wake of this.digitWaiters) wake();
     void this.core.stack().then((s) => setTimeout(() => s.offDialog(this.callId), 32_000).unref());

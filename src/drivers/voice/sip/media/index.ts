@@ -43,6 +43,11 @@ export interface MediaSession {
   injectDtmf(digit: string): void;
   /** Writes the far end's audio to a 16-bit 8 kHz mono WAV. */
   record(opts: { file: string; maxSeconds: number; silenceSeconds?: number }): Promise<{ file: string; seconds: number }>;
+  /**
+   * Starts recording the whole call, both legs (heard left, sent right); `write` stops it and
+   * writes a stereo WAV (file '' when there was no audio).
+   */
+  recordCall(): { write(file: string): Promise<{ file: string; seconds: number }> };
   detectMachine(opts?: Partial<AmdParams>): Promise<'person' | 'machine' | 'unsure'>;
   /** True when a voicemail beep was heard and is over (tone.ts), false after `timeoutSeconds`. */
   waitForBeep(timeoutSeconds: number): Promise<boolean>;

@@ -13,6 +13,7 @@ import { decodeG711, encodedPrompt, encodeG711, FRAME_MS, FRAME_SAMPLES, type G7
 import type { MediaSession, RtpEndpoint } from './index.ts';
 import type { Pacer } from './pacer.ts';
 import type { PromptCache, PromptSource } from './prompts.ts';
+import { CallRecorder } from './call-recorder.ts';
 import { recordAudio } from './record.ts';
 import { buildRtp, parseRtp, ReceiveStats } from './rtp.ts';
 import { BeepDetector } from './tone.ts';
@@ -67,6 +68,8 @@ export class RtpSession implements MediaSession {
   private readonly dtmfListeners = new Set<(digit: string) => void>();
   private readonly keys = new TelephoneEventReceiver((key) => this.injectDtmf(key.digit));
   private closed = false;
+  /** The whole call's recording (recordCall), fed with both legs while it runs. */
+  private recorder: CallRecorder | undefined;
 
   readonly dtmf = {
     on: (listener: (digit: string) => void): (() => void) => {
@@ -117,6 +120,20 @@ export class RtpSession implements MediaSession {
 
   record(opts: { file: string; maxSeconds: number; silenceSeconds?: number }): Promise<{ file: string; seconds: number }> {
     return recordAudio(this.tap, opts);
+  }
+
+  recordCall(): { write(file: string): Promise<{ file: string; seconds: number }> } {
+    const recorder = new CallRecorder();
+    this.recorder = recorder;
+    // Listening makes the session decode what it hears and fill gaps with silence (pump).
+    const off = this.tap.onAudio((pcm) => recorder.onHeard(pcm));
+    return {
+      write: (file) => {
+        off();
+        if (this.recorder === recorder) this.recorder = undefined;
+        return recorder.write(file);
+      },
+    };
   }
 
   detectMachine(opts: Partial<AmdParams> = {}): Promise<'person' | 'machine' | 'unsure'> {
@@ -181,6 +198,7 @@ export class RtpSession implements MediaSession {
 
   private sendFrame(): void {
     const payload = this.nextPayload();
+    this.recorder?.onSent(decodeG711(this.payloadType, payload));
     const packet = buildRtp({ payloadType: this.payloadType, marker: this.marker, sequence: this.sequence, timestamp: this.timestamp, ssrc: this.ssrc, payload });
     const remote = this.remote as RtpEndpoint;
     this.deps.socket.send(packet, remote.port, remote.address);

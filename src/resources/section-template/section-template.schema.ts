@@ -106,7 +106,8 @@ export const SectionTemplateRecord = Type.Object({
   queue: nullableUri,
   sms_text: nullableString,
   api_url: nullableString,
-  callback_minutes: Type.Union([Type.Integer(), Type.Null()]),
+  /** Shown only when set: the record of a section without it stays the one Newfies clients know. */
+  callback_minutes: Type.Optional(Type.Integer()),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
   survey: Type.String({ format: 'uri' }),

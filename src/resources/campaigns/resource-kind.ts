@@ -39,8 +39,11 @@ export interface CampaignResource<T extends CampaignTable = CampaignTable> {
   presentOwn(row: CampaignRowOf<T>, link: Linker): Record<string, unknown>;
   /** The `progress` fields beyond the subscribers' counts, for each campaign id (all present). */
   activityOf(db: Db, ids: number[]): Promise<Map<number, Record<string, unknown>>>;
-  /** Rules across fields, on the record as it would be stored (create: the columns' defaults filled in); {} when none is broken. */
-  check?(record: Readonly<Record<string, unknown>>): FieldErrors;
+  /**
+   * Rules across fields, on the record as it would be stored (create: the columns' defaults
+   * filled in); `changed`: the columns an update sets (absent on create). {} when none is broken.
+   */
+  check?(record: Readonly<Record<string, unknown>>, changed?: readonly string[]): FieldErrors;
   /** What a successful delete answers. */
   readonly deleted: { code: 200 | 204; body?: unknown };
 }

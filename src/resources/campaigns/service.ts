@@ -30,8 +30,8 @@ const columnsOf = <T extends CampaignTable>(resource: CampaignResource<T>, value
   requestColumns(resource.columns, values) as Partial<CampaignInsertOf<T>>;
 
 /** A kind's rules across fields (resource.check) on the record as it would be stored: 400 listing them. */
-function checkRecord(resource: CampaignResource, record: Record<string, unknown>): void {
-  const errors = resource.check?.(record) ?? {};
+function checkRecord(resource: CampaignResource, record: Record<string, unknown>, changed?: string[]): void {
+  const errors = resource.check?.(record, changed) ?? {};
   if (Object.keys(errors).length) throw invalid(errors);
 }
 
@@ -80,7 +80,7 @@ export async function updateCampaign<T extends CampaignTable>(
   if (!current) throw notFound();
   const columns = columnsOf(resource, values);
   checkDateOrder(columns, current); // a new start past the stored expiration, or the reverse
-  checkRecord(resource, { ...current, ...columns });
+  checkRecord(resource, { ...current, ...columns }, Object.keys(columns));
   if (columns.name && (await nameTaken(tx, kind, columns.user_id ?? current.user_id, columns.name, id))) throw nameTakenError(resource);
   let campaign = Object.keys(columns).length ? await writeCampaign(tx, kind, id, columns) : current;
   if (values.phonebook !== undefined) {

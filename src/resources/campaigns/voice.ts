@@ -37,9 +37,11 @@ async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Re
 /**
  * contract §4 dial_method, issue 16 item 10: power dialing (3) places agent_dial_rate calls per
  * line of max_aleg (engine/dialer.ts lineCap), so it needs both; without them it would be stored
- * with no effect. On create, a field not given has its column's default.
+ * with no effect. On create, a field not given has its column's default; an update is checked
+ * when it sets one of the three (a row stored before this rule can still be paused or renamed).
  */
-function checkDialMethod(record: Readonly<Record<string, unknown>>): FieldErrors {
+function checkDialMethod(record: Readonly<Record<string, unknown>>, changed?: readonly string[]): FieldErrors {
+  if (changed && !changed.some((c) => c === 'dial_method' || c === 'max_aleg' || c === 'agent_dial_rate')) return {};
   const value = (name: 'dial_method' | 'max_aleg' | 'agent_dial_rate') => Number(record[name] ?? campaigns[name].default);
   if (value('dial_method') !== DialMethod.Power) return {};
   const errors: FieldErrors = {};

@@ -78,6 +78,15 @@ describe(`campaign dialing policy fields (${dbLabel})`, () => {
     assert.equal((await create({ dial_method: '3' })).statusCode, 201);
   });
 
+  test('a power campaign stored without lines before the rule can still be renamed; changing its lines is checked', async () => {
+    const [legacy] = await db
+      .insert(campaigns)
+      .values({ campaign_code: unique('L').toUpperCase(), name: unique('legacy'), user_id: alice.id, dial_method: 3, max_aleg: 0 })
+      .returning();
+    assert.equal((await patch(legacy.id, { name: unique('renamed') })).statusCode, 202);
+    assert.equal((await patch(legacy.id, { agent_dial_rate: '2' })).statusCode, 400);
+  });
+
   test('a section takes callback_minutes (1 … 43200; null clears it, and the record then leaves it out); 0 answers 400', async () => {
     const res = await call(t.app, alice.auth, 'POST', '/rest-api/section-template/', {
       survey: `/rest-api/survey-template/${survey}/`,

@@ -24,6 +24,7 @@ export const EventType = {
   CampaignEnded: 'campaign.ended',
   CampaignAborted: 'campaign.aborted',
   CampaignWaiting: 'campaign.waiting',
+  CampaignRecycled: 'campaign.recycled',
   CallCompleted: 'call.completed',
   SubscriberFinal: 'subscriber.final',
   SmsSent: 'sms.sent',

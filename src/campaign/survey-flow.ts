@@ -51,6 +51,8 @@ export interface FlowSection {
   phonenumber: string | null;
   conference: string | null;
   completed: boolean;
+  /** A call passing this section asks to be called back this many minutes later (absent in flows frozen before it). */
+  callback_minutes?: number | null;
   /** The queue's name. */
   queue: string | null;
   sms_text: string | null;
@@ -133,6 +135,7 @@ export async function loadFlow(db: Db, surveyId: number): Promise<SurveyFlow | u
     phonenumber: s.phonenumber,
     conference: s.conference,
     completed: s.completed,
+    callback_minutes: s.callback_minutes,
     queue,
     sms_text: s.sms_text,
     api_url: s.api_url,

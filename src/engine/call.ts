@@ -16,6 +16,7 @@ import { type IvrOutcome, runSurvey } from './ivr.ts';
 import { type CallOutcome, recordOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';
 import { audioFilePath } from './store/audio-files.ts';
+import { takeTransferSlot } from './transfer-slots.ts';
 
 const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
 
@@ -78,6 +79,7 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
     campaign: c,
     phoneNumber: to,
     allowPrivate: ctx.config.webhookAllowPrivate,
+    transferSlot: () => takeTransferSlot(c.id, c.max_xfer),
     sendSms: (template) => sendCallSms(ctx, { campaign: c, callrequestId: claimed.callrequestId, to, template, variables }),
   });
 }

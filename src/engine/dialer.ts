@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { GatewayStatus } from '../db/schema.ts';
+import { DialMethod, GatewayStatus } from '../db/schema.ts';
 import type { EngineContext } from './context.ts';
 import { ownerBlock } from './owner.ts';
 import { datesBlock, subscriberWindowSql, windowBlock } from '../campaign/window.ts';
@@ -85,14 +85,23 @@ async function blockReason(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: 
   return ownerBlock(tx, c.user_id, 'call');
 }
 
-/** Calls that may start now: pace, then max_aleg (when > 0) and the gateway's maximum_call. */
+/**
+ * Calls at once a campaign allows (contract §4 dial_method): max_aleg lines; power dialing (3)
+ * places agent_dial_rate calls per line (the API refuses power without max_aleg and a rate > 0).
+ */
+export function lineCap(c: Pick<CampaignRow, 'max_aleg' | 'dial_method' | 'agent_dial_rate'>): number {
+  if (c.dial_method !== DialMethod.Power) return c.max_aleg;
+  return Math.max(1, Math.floor(c.max_aleg * Number(c.agent_dial_rate)));
+}
+
+/** Calls that may start now: pace, then max_aleg (when > 0; lineCap) and the gateway's maximum_call. */
 async function freeSlots(tx: Db, c: CampaignRow, gateway: GatewayRow, paceSlotCount: number, limit: number): Promise<number> {
   // Without a line cap nothing to count. The count reads callrequests_in_flight_idx (CALLING rows only).
   if (c.max_aleg <= 0 && gateway.maximum_call === null) return Math.min(paceSlotCount, limit);
   const n = await callingLines(tx, c.id, gateway.id);
   let slots = Math.min(paceSlotCount, limit);
   // Every dial_method honours max_aleg when > 0 (broadcast too): it bounds what a carrier sees.
-  if (c.max_aleg > 0) slots = Math.min(slots, c.max_aleg - n.campaign);
+  if (c.max_aleg > 0) slots = Math.min(slots, lineCap(c) - n.campaign);
   if (gateway.maximum_call !== null) slots = Math.min(slots, gateway.maximum_call - n.gateway);
   return Math.max(0, slots);
 }

@@ -30,6 +30,8 @@ export interface IvrOutcome {
   transfers: TransferLeg[];
   /** The call reached a section marked `completed`. */
   completed: boolean;
+  /** The last section passed with `callback_minutes` asks for a callback that much later (issue 16, item 8). */
+  callbackMinutes?: number;
 }
 
 export interface IvrContext {
@@ -47,6 +49,8 @@ export interface IvrContext {
   apiTimeoutMs?: number;
   /** API sections may call loopback and private addresses (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivate?: boolean;
+  /** Takes one of the campaign's transfer slots (max_xfer, transfer-slots.ts): its release, or null when none is free. */
+  transferSlot?: () => (() => void) | null;
 }
 
 /** What a section produced: the input for branching and, when answered, its result row. */
@@ -118,11 +122,18 @@ const capture = (ctx: IvrContext, s: FlowSection) =>
   ask(ctx, s, s.number_digits, (d) => !s.validate_number || inRange(d, s.min_number, s.max_number));
 
 async function transfer(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
-  await ctx.call.play({ audioFile: s.audiofile, text: spoken(ctx, s.script || null) });
-  const number = s.phonenumber ?? '';
-  const leg = await ctx.call.transfer({ number, callerId: ctx.callerId, timeoutSeconds: ctx.campaign.calltimeout });
-  out.transfers.push({ callId: leg.callId, number, hangup: leg.hangup });
-  return { input: {}, response: number };
+  // max_xfer transfers already up: no transfer; the survey goes on to the next section.
+  const release = ctx.transferSlot ? ctx.transferSlot() : () => undefined;
+  if (!release) return { input: {}, response: 'not transferred: max_xfer reached' };
+  try {
+    await ctx.call.play({ audioFile: s.audiofile, text: spoken(ctx, s.script || null) });
+    const number = s.phonenumber ?? '';
+    const leg = await ctx.call.transfer({ number, callerId: ctx.callerId, timeoutSeconds: ctx.campaign.calltimeout });
+    out.transfers.push({ callId: leg.callId, number, hangup: leg.hangup });
+    return { input: {}, response: number };
+  } finally {
+    release();
+  }
 }
 
 async function runSection(ctx: IvrContext, s: FlowSection, out: IvrOutcome): Promise<Step> {
@@ -181,6 +192,7 @@ export async function runSurvey(ctx: IvrContext): Promise<IvrOutcome> {
   let section = firstSection(ctx.flow);
   for (let guard = 0; section && !hungUp && guard < 1000; guard++) {
     if (section.completed) out.completed = true;
+    if (section.callback_minutes) out.callbackMinutes = section.callback_minutes;
     const step = await runSection(ctx, section, out);
     if (step.response !== undefined) {
       out.results.push({

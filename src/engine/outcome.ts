@@ -17,7 +17,8 @@ import { countCallerIdOutcomes } from './store/callerids.ts';
 import { settleCallrequests } from './store/callrequests.ts';
 import { insertBilledLegs, type LegRow } from './store/cdrs.ts';
 import { insertRecordings, type NewRecording } from './store/recordings.ts';
-import { settleSubscribers } from './store/subscribers.ts';
+import { type SettledSubscriber, settleSubscribers } from './store/settle-subscribers.ts';
+import { retryCauseOf } from '../campaign/retry-rules.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
 export function disposition(cause: number, answered: boolean): string {
@@ -70,6 +71,8 @@ export interface CallOutcome {
   results: SectionResult[];
   transfers: TransferLeg[];
   completed: boolean;
+  /** A section asked for a callback this many minutes after the call (issue 16, item 8). */
+  callbackMinutes?: number;
   /** A cause name for the callrequest, when it differs from the driver's (ENGINE_RESTART). */
   causeName?: string;
 }
@@ -117,15 +120,21 @@ function callRows(outcomes: CallOutcome[]) {
   }));
 }
 
-/** The subscribers' side of the outcomes (store/subscribers.ts settleSubscribers applies the retry policy). */
-function subscriberRows(outcomes: CallOutcome[]) {
-  return outcomes.map((o) => ({
-    id: o.subscriberId,
-    answered: o.hangup.answeredAt !== null,
-    done: o.completed ? SubscriberStatus.Completed : SubscriberStatus.Sent,
-    ended: o.hangup.endedAt.toISOString(),
-    cause_name: o.causeName ?? o.hangup.causeName,
-  }));
+/** The subscribers' side of the outcomes (store/settle-subscribers.ts applies the retry policy). */
+function subscriberRows(outcomes: CallOutcome[]): SettledSubscriber[] {
+  return outcomes.map((o) => {
+    const answered = o.hangup.answeredAt !== null;
+    return {
+      id: o.subscriberId,
+      answered,
+      done: o.completed ? SubscriberStatus.Completed : SubscriberStatus.Sent,
+      ended: o.hangup.endedAt.toISOString(),
+      cause_name: o.causeName ?? o.hangup.causeName,
+      rule: retryCauseOf(o.hangup.cause, answered, o.amd),
+      disposition: disposition(o.hangup.cause, answered),
+      callback: o.callbackMinutes ?? null,
+    };
+  });
 }
 
 /** The calls' recordings: each record section's message, and the whole call (record_calls). */

@@ -82,6 +82,9 @@ export interface VoiceCampaign extends CampaignBase {
   callerid_group: string | null;
   timezone_dialing: boolean;
   completion_enabled: boolean;
+  completion_maxretry: number;
+  completion_intervalretry: number;
+  retry_rules: Record<string, { attempts: number; interval: number }> | null;
 }
 
 export interface SmsCampaign extends CampaignBase {

@@ -78,6 +78,11 @@ export const campaigns = pgTable(
     completion_enabled: boolean('completion_enabled').notNull().default(false),
     /** Record whole calls (migration 0026): both legs where the driver can. */
     record_calls: boolean('record_calls').notNull().default(false),
+    /** Callbacks of answered subscribers who did not reach a completed section (with completion_enabled). */
+    completion_maxretry: integer('completion_maxretry').notNull().default(0),
+    completion_intervalretry: integer('completion_intervalretry').notNull().default(900),
+    /** A retry rule per disposition (campaign/retry-rules.ts); null = maxretry/intervalretry for all. */
+    retry_rules: jsonb('retry_rules'),
     ...campaignLifeColumns(),
     created_date: createdDate(),
     updated_date: updatedDate(),
@@ -120,6 +125,12 @@ export const subscribers = pgTable(
     // contact_id) and the spool locks its campaign row once.
     campaign_id: integer('campaign_id').notNull(),
     ...subscriberColumns(SubscriberStatus.Pending),
+    /** Completion callbacks made so far (campaign completion_maxretry). */
+    completion_attempt: integer('completion_attempt').notNull().default(0),
+    /** The CDR disposition of its last call ('' before any): recycle filters on it. */
+    last_disposition: varchar('last_disposition', { length: 20 }).notNull().default(''),
+    /** Not called before this instant (appointment reminders); next_attempt_at is set from it. */
+    scheduled_at: timestamptz('scheduled_at'),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

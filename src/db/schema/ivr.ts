@@ -125,6 +125,8 @@ export const sectionTemplates = pgTable(
     queue_id: integer('queue_id').references(() => queues.id, { onDelete: 'restrict' }),
     sms_text: text('sms_text'),
     api_url: varchar('api_url', { length: 2000 }),
+    /** A call passing through this section asks to be called back this many minutes after it ends. */
+    callback_minutes: integer('callback_minutes'),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },

@@ -18,6 +18,8 @@ export interface CallScript {
   recordSeconds?: number;
   /** billsec reported at hangup. */
   billsec?: number;
+  /** Seconds of this driver's clock each transfer stays up (0 when absent): transfers at once (max_xfer). */
+  transferSeconds?: number;
   /** Stay up until hung up by the engine (ABORT tests): answered stays pending until released. */
   hold?: boolean;
 }
@@ -97,6 +99,7 @@ export class ScriptedDriver implements TelephonyDriver {
       listen: async () => (record.log.push('listen'), next(words)),
       transfer: async (o) => {
         record.log.push(`transfer:${o.number}`);
+        if (script.transferSeconds) await this.clock.sleep(script.transferSeconds * 1000);
         return { callId: `${request.callId}-b`, hangup: { ...hangupOf(16, true), billsec: 12, duration: 15 } };
       },
       bridge: async (o) => void record.log.push(o.queue !== undefined ? `queue:${o.queue}` : `conference:${o.conference ?? ''}`),

@@ -1,8 +1,9 @@
 /**
  * The voice campaigns' subscribers as the engine moves them: claimed ones on a do-not-call list
- * (NOT_AUTHORIZED), claimed ones IN_PROCESS, settled after their calls (outcome.ts), ABORT for
+ * (NOT_AUTHORIZED), claimed ones IN_PROCESS, ABORT for
  * aborted campaigns, and IN_PROCESS ones with no call in flight back to PENDING (recover.ts).
- * The claim's pick of due subscribers: due-subscribers.ts (shared with SMS).
+ * The claim's pick of due subscribers: due-subscribers.ts (shared with SMS); their settling after
+ * their calls: settle-subscribers.ts.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
@@ -10,7 +11,7 @@ import { CallRequestStatus, CampaignStatus, SubscriberStatus, subscribers } from
 import { doNotCallSql } from '../../campaign/dnc.ts';
 import { subscriberFinalEventsSql } from '../../campaign/events.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
-import { idArray, json } from './sql.ts';
+import { idArray } from './sql.ts';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 
@@ -37,35 +38,6 @@ export function markInProcess(tx: Db, ids: number[], now: string): Promise<Subsc
     .set({ status: SubscriberStatus.InProcess, count_attempt: sql`${subscribers.count_attempt} + 1`, last_attempt: now, updated_date: now })
     .where(sql`${subscribers.id} = any(${idArray(ids)})`)
     .returning();
-}
-
-/** A subscriber after its call, as settleSubscribers reads it. */
-export interface SettledSubscriber {
-  id: number;
-  answered: boolean;
-  /** SENT or COMPLETED, when answered. */
-  done: number;
-  /** When the call ended (ISO): the retry counts from it. */
-  ended: string;
-  cause_name: string;
-}
-
-/** The subscribers after their calls: answered → SENT/COMPLETED; else PENDING (retry) or FAIL; a subscriber.final event for each final one. */
-export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Promise<void> {
-  await tx.execute(sql`
-    with settled as (
-    update subscribers s set updated_date = now(),
-      status = case when v.answered then v.done
-                    when c.status = ${CampaignStatus.Abort} then ${SubscriberStatus.Abort}::int
-                    when s.count_attempt < 1 + c.maxretry then ${SubscriberStatus.Pending}::int
-                    else ${SubscriberStatus.Fail}::int end,
-      next_attempt_at = case when v.answered then s.next_attempt_at else v.ended + c.intervalretry * interval '1 second' end,
-      reason = case when v.answered then '' when s.count_attempt < 1 + c.maxretry then v.cause_name
-                    else 'no attempt left (last: ' || v.cause_name || ')' end
-    from jsonb_to_recordset(${json(rows)}) as v(id bigint, answered boolean, done int, ended timestamptz, cause_name text), campaigns c
-    where c.id = s.campaign_id and s.id = v.id and s.status = ${SubscriberStatus.InProcess}
-    returning s.id, s.campaign_id, s.status, s.reason, s.duplicate_contact, c.user_id
-    ) ${finalEvents('settled')}`);
 }
 
 /** ABORT: the pending subscribers of aborted campaigns, each with its subscriber.final event; returns those changed. */

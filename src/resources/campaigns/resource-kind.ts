@@ -7,6 +7,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../../db/database.ts';
 import type { CampaignKind, CampaignRowOf, CampaignTable } from '../../campaign/kinds.ts';
+import type { FieldErrors } from '../../http/errors.ts';
 import type { Field, Fields } from '../../http/fields.ts';
 import type { linker } from '../../http/links.ts';
 import type { ColumnMap } from './values.ts';
@@ -38,6 +39,11 @@ export interface CampaignResource<T extends CampaignTable = CampaignTable> {
   presentOwn(row: CampaignRowOf<T>, link: Linker): Record<string, unknown>;
   /** The `progress` fields beyond the subscribers' counts, for each campaign id (all present). */
   activityOf(db: Db, ids: number[]): Promise<Map<number, Record<string, unknown>>>;
+  /**
+   * Rules across fields, on the record as it would be stored (create: the columns' defaults
+   * filled in); `changed`: the columns an update sets (absent on create). {} when none is broken.
+   */
+  check?(record: Readonly<Record<string, unknown>>, changed?: readonly string[]): FieldErrors;
   /** What a successful delete answers. */
   readonly deleted: { code: 200 | 204; body?: unknown };
 }

@@ -13,6 +13,7 @@ import { CampaignStatus } from '../../db/schema.ts';
 import { presentCampaigns } from './present.ts';
 import { countCampaigns, findCampaign, listCampaigns, visibleCampaigns } from './repository.ts';
 import type { CampaignResource } from './resource-kind.ts';
+import { recycleRoutes } from './recycle.routes.ts';
 import { surveyResultsRoutes } from './results.routes.ts';
 import { createCampaign, deleteCampaign, updateCampaign } from './service.ts';
 import { smsCampaignResource } from './sms.ts';
@@ -82,12 +83,13 @@ function routesOf(resource: CampaignResource) {
 }
 
 const voiceRoutes = routesOf(voiceCampaignResource);
-/** Voice campaigns also have survey results (results.routes.ts); SMS campaigns have no survey. */
+/** Voice campaigns also have survey results (results.routes.ts) and recycling (recycle.routes.ts); SMS campaigns neither. */
 export const campaignsResource: Resource = {
   name: 'campaigns',
   routes: (api, deps) => {
     voiceRoutes(api, deps);
     surveyResultsRoutes(api, deps);
+    recycleRoutes(api, deps);
   },
 };
 export const smsCampaignsResource: Resource = { name: 'sms-campaigns', routes: routesOf(smsCampaignResource) };

@@ -29,6 +29,12 @@ const nameTakenError = (resource: CampaignResource) => invalid({ name: [`${resou
 const columnsOf = <T extends CampaignTable>(resource: CampaignResource<T>, values: CampaignValues) =>
   requestColumns(resource.columns, values) as Partial<CampaignInsertOf<T>>;
 
+/** A kind's rules across fields (resource.check) on the record as it would be stored: 400 listing them. */
+function checkRecord(resource: CampaignResource, record: Record<string, unknown>, changed?: string[]): void {
+  const errors = resource.check?.(record, changed) ?? {};
+  if (Object.keys(errors).length) throw invalid(errors);
+}
+
 /**
  * Creates a campaign of `caller` (or of the `user` named) with its phonebooks; created with
  * status 0 (NEW), 2 (PAUSE) or, started at once, 1 (START, with the checks of a start).
@@ -45,6 +51,7 @@ export async function createCampaign<T extends CampaignTable>(
   }
   const columns = withDateDefaults(columnsOf(resource, values), new Date());
   checkDateOrder(columns);
+  checkRecord(resource, columns);
   const userId = values.user ?? caller.id;
   if (await nameTaken(tx, kind, userId, values.name as string)) throw nameTakenError(resource);
   const created = await insertCampaign(tx, kind, {
@@ -73,6 +80,7 @@ export async function updateCampaign<T extends CampaignTable>(
   if (!current) throw notFound();
   const columns = columnsOf(resource, values);
   checkDateOrder(columns, current); // a new start past the stored expiration, or the reverse
+  checkRecord(resource, { ...current, ...columns }, Object.keys(columns));
   if (columns.name && (await nameTaken(tx, kind, columns.user_id ?? current.user_id, columns.name, id))) throw nameTakenError(resource);
   let campaign = Object.keys(columns).length ? await writeCampaign(tx, kind, id, columns) : current;
   if (values.phonebook !== undefined) {

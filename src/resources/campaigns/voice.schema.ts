@@ -17,6 +17,7 @@ import {
   surveyTemplates,
 } from '../../db/schema.ts';
 import { boolean, choice, decimal, type FieldContext, integer, link, linkList, text } from '../../http/fields.ts';
+import { RetryRules, retryRulesField } from '../../campaign/retry-rules.ts';
 import { userLink } from '../users/users.fields.ts';
 import { anySmsGateway, campaignDate, Link, NullableLink, ownedRow, WindowRecord, windowFields } from './fields.ts';
 
@@ -62,6 +63,9 @@ export function campaignFields(timeZone: string) {
     completion_enabled: boolean(),
     // Issue 16 item 6: record whole calls (both legs where the driver can), listed at /callrequest/<id>/recordings/.
     record_calls: boolean(),
+    completion_maxretry: integer({ min: 0, max: 100 }),
+    completion_intervalretry: count(0),
+    retry_rules: retryRulesField(),
     status: choice(Object.values(CampaignStatus)),
   };
 }
@@ -114,6 +118,9 @@ export const CampaignRecord = Type.Object({
   timezone_dialing: Type.Boolean(),
   completion_enabled: Type.Boolean(),
   record_calls: Type.Boolean(),
+  completion_maxretry: Type.Integer(),
+  completion_intervalretry: Type.Integer(),
+  retry_rules: Type.Union([RetryRules, Type.Null()]),
   end_when_done: Type.Boolean(),
   has_been_started: Type.Boolean(),
   totalcontact: Type.Integer(),

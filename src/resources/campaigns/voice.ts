@@ -5,8 +5,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { CampaignStatus, LegType } from '../../db/schema.ts';
+import { CampaignStatus, DialMethod, LegType, campaigns } from '../../db/schema.ts';
+import type { FieldErrors } from '../../http/errors.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
+import type { RetryRulesValue } from '../../campaign/retry-rules.ts';
 import { decimalString } from '../../http/present.ts';
 import type { CampaignResource } from './resource-kind.ts';
 import { columnMap } from './values.ts';
@@ -32,6 +34,22 @@ async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Re
   return out;
 }
 
+/**
+ * contract §4 dial_method, issue 16 item 10: power dialing (3) places agent_dial_rate calls per
+ * line of max_aleg (engine/dialer.ts lineCap), so it needs both; without them it would be stored
+ * with no effect. On create, a field not given has its column's default; an update is checked
+ * when it sets one of the three (a row stored before this rule can still be paused or renamed).
+ */
+function checkDialMethod(record: Readonly<Record<string, unknown>>, changed?: readonly string[]): FieldErrors {
+  if (changed && !changed.some((c) => c === 'dial_method' || c === 'max_aleg' || c === 'agent_dial_rate')) return {};
+  const value = (name: 'dial_method' | 'max_aleg' | 'agent_dial_rate') => Number(record[name] ?? campaigns[name].default);
+  if (value('dial_method') !== DialMethod.Power) return {};
+  const errors: FieldErrors = {};
+  if (!(value('max_aleg') > 0)) errors.max_aleg = ['Power dialing (dial_method 3) places agent_dial_rate calls per line: set max_aleg above 0.'];
+  if (!(value('agent_dial_rate') > 0)) errors.agent_dial_rate = ['Power dialing (dial_method 3) needs an agent_dial_rate above 0.'];
+  return errors;
+}
+
 export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
   kind: voiceKind,
   path: 'campaigns',
@@ -41,7 +59,8 @@ export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
   columns: columnMap({
     plain: [
       'caller_name', 'max_aleg', 'max_xfer', 'dial_method', 'agent_dial_rate', 'calltimeout', 'extra_data', 'voicemail',
-      'amd_behavior', 'timezone_dialing', 'completion_enabled', 'record_calls',
+      'amd_behavior', 'timezone_dialing', 'completion_enabled', 'completion_maxretry', 'completion_intervalretry', 'retry_rules',
+      'record_calls',
     ],
     links: {
       aleg_gateway: 'aleg_gateway_id',
@@ -52,7 +71,8 @@ export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
       callerid_group: 'callerid_group_id',
       user: 'user_id',
     },
-    nullableLinks: ['sms_gateway', 'voicemail_audiofile', 'dnc', 'callerid_group'],
+    // (retry_rules is no link, but a null clears it the same way: back to maxretry/intervalretry)
+    nullableLinks: ['sms_gateway', 'voicemail_audiofile', 'dnc', 'callerid_group', 'retry_rules'],
   }),
   record: CampaignRecord,
   presentOwn: (row, link) => ({
@@ -75,7 +95,11 @@ export const voiceCampaignResource: CampaignResource<typeof voiceKind.table> = {
     timezone_dialing: row.timezone_dialing,
     completion_enabled: row.completion_enabled,
     record_calls: row.record_calls,
+    completion_maxretry: row.completion_maxretry,
+    completion_intervalretry: row.completion_intervalretry,
+    retry_rules: (row.retry_rules ?? null) as RetryRulesValue | null,
   }),
   activityOf,
+  check: checkDialMethod,
   deleted: { code: 204 },
 };

@@ -38,6 +38,7 @@ export function presentSectionTemplate(request: FastifyRequest, row: SectionTemp
     queue: link('queue', row.queue_id),
     sms_text: row.sms_text,
     api_url: row.api_url,
+    ...(row.callback_minutes === null ? {} : { callback_minutes: row.callback_minutes }),
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,
     survey: link('survey-template', row.survey_id) as string,

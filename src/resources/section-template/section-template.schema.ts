@@ -64,6 +64,12 @@ export const sectionTemplateFields = {
   queue: link(['queue'], (ctx, id) => queueVisible(ctx.db, ctx.user, id), { nullable: true }),
   sms_text: optionalText(10_000),
   api_url: optionalText(2000, httpUrl),
+  callback_minutes: integer({
+    min: 1,
+    max: 43_200,
+    nullable: true,
+    description: 'a call passing this section asks to be called back this many minutes after it ends (issue 16)',
+  }),
 };
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
@@ -100,6 +106,8 @@ export const SectionTemplateRecord = Type.Object({
   queue: nullableUri,
   sms_text: nullableString,
   api_url: nullableString,
+  /** Shown only when set: the record of a section without it stays the one Newfies clients know. */
+  callback_minutes: Type.Optional(Type.Integer()),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
   survey: Type.String({ format: 'uri' }),

@@ -23,5 +23,6 @@ export function presentSubscriber(request: FastifyRequest, row: SubscriberRow, t
     gmt_offset: row.gmt_offset === null ? gmtOffsetOf(tz) : decimalString(row.gmt_offset, 2),
     tz_code: tz,
     additional_vars: (row.additional_vars ?? {}) as Record<string, unknown>,
+    scheduled_at: isoTime(row.scheduled_at),
   };
 }

@@ -27,7 +27,8 @@ import {
   updateSubscriber,
   visibleSubscribers,
 } from './subscriber-list.repository.ts';
-import { SubscriberRecord, subscriberFields } from './subscriber-list.schema.ts';
+import { SubscriberRecord, scheduledAtColumns, subscriberFields } from './subscriber-list.schema.ts';
+import { campaignDate } from '../campaigns/fields.ts';
 import { gmtOffsetOf, zoneOfNumber } from '../../campaign/timezone.ts';
 
 const tags = ['subscriber-list'];
@@ -49,6 +50,8 @@ function zoneOf(values: Parsed<typeof subscriberFields>, number: string, timeZon
 
 function routes(api: Api, { database, config }: AppDeps) {
   const { db } = database;
+  // issue 16, item 8: `scheduled_at` is a date read in the instance time zone when it has no offset.
+  const fields = { ...subscriberFields, scheduled_at: campaignDate(config.timeZone) };
   const present = (request: FastifyRequest, row: Parameters<typeof presentSubscriber>[1]) =>
     presentSubscriber(request, row, config.timeZone);
 
@@ -91,9 +94,9 @@ function routes(api: Api, { database, config }: AppDeps) {
 
   api.post(
     '/subscriber-list/',
-    { schema: { tags, body: bodySchema(subscriberFields), response: { 201: SubscriberRecord } } },
+    { schema: { tags, body: bodySchema(fields), response: { 201: SubscriberRecord } } },
     async (request, reply) => {
-      const values = await parseBody(subscriberFields, request.body, fieldContext(db, request));
+      const values = await parseBody(fields, request.body, fieldContext(db, request));
       const contact = values.contact ? await findContact(db, values.contact) : undefined;
       const number = contact?.contact ?? values.duplicate_contact;
       if (!number) throw invalid({ duplicate_contact: ['This field is required when no contact is given.'] });
@@ -108,6 +111,7 @@ function routes(api: Api, { database, config }: AppDeps) {
           additional_vars: values.additional_vars ?? contact?.additional_vars ?? {},
           status: values.status ?? undefined,
           ...zoneOf(values, number, config.timeZone),
+          ...scheduledAtColumns(values.scheduled_at ?? undefined), // (a null on create: not scheduled)
         });
       });
       return reply.code(201).header('location', recordUrl(request, 'subscriber-list', row.id)).send(present(request, row));
@@ -118,11 +122,11 @@ function routes(api: Api, { database, config }: AppDeps) {
   api.route({
     method: ['PATCH', 'PUT'],
     url: '/subscriber-list/:id/',
-    schema: { tags, body: bodySchema(subscriberFields, { partial: true }), response: { 202: SubscriberRecord } },
+    schema: { tags, body: bodySchema(fields, { partial: true }), response: { 202: SubscriberRecord } },
     handler: async (request, reply) => {
       const current = await findSubscriber(db, request.user, recordId(request));
       if (!current) throw notFound();
-      const values = await parseBody(subscriberFields, request.body, fieldContext(db, request), { partial: true });
+      const values = await parseBody(fields, request.body, fieldContext(db, request), { partial: true });
       const number = values.duplicate_contact ?? undefined;
       if (number && (await subscriberExists(db, current.campaign_id, number, current.id))) throw duplicateError();
       const row = await updateSubscriber(db, current.id, {
@@ -133,6 +137,7 @@ function routes(api: Api, { database, config }: AppDeps) {
         contact_id: values.contact === undefined ? undefined : values.contact,
         tz_code: values.tz_code ?? undefined,
         gmt_offset: values.gmt_offset ?? (values.tz_code ? gmtOffsetOf(values.tz_code) : undefined),
+        ...scheduledAtColumns(values.scheduled_at),
       });
       return reply.code(202).send(present(request, row));
     },

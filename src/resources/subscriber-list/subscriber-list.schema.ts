@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { and, eq } from 'drizzle-orm';
-import { campaigns, contacts, phonebooks, SubscriberStatus } from '../../db/schema.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { campaigns, contacts, phonebooks, subscribers, SubscriberStatus } from '../../db/schema.ts';
 import { choice, decimal, type FieldContext, FieldError, jsonObject, link, phone, text } from '../../http/fields.ts';
 import { ownedRow } from '../campaigns/fields.ts';
 
@@ -57,4 +57,18 @@ export const SubscriberRecord = Type.Object({
   gmt_offset: Type.String(),
   tz_code: Type.String(),
   additional_vars: Type.Object({}, { additionalProperties: true }),
+  scheduled_at: Type.Union([Type.String(), Type.Null()]),
 });
+
+/**
+ * The columns `scheduled_at` sets (issue 16, item 8): not called before that instant, so the
+ * subscriber is due then; cleared (null), a subscriber that was waiting for it is due at once.
+ */
+export function scheduledAtColumns(at: string | null | undefined): { scheduled_at?: string | null; next_attempt_at?: string } {
+  if (at === undefined) return {};
+  if (at !== null) return { scheduled_at: at, next_attempt_at: at };
+  const dueNow = sql`case when ${subscribers.next_attempt_at} = ${subscribers.scheduled_at}
+      then least(${subscribers.next_attempt_at}, now()) else ${subscribers.next_attempt_at} end`;
+  // (an SQL expression where Drizzle's insert type says string: valid in an UPDATE's SET)
+  return { scheduled_at: null, next_attempt_at: dueNow as unknown as string };
+}

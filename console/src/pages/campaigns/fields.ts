@@ -86,7 +86,7 @@ export const GROUPS: { title: string; fields: FormField[] }[] = [
         },
       },
       { name: 'max_aleg', label: 'Calls at once', hint: '0: no limit but the gateway’s.', kind: { type: 'number', min: 0 } },
-      { name: 'agent_dial_rate', label: 'Agent dial rate', hint: 'Calls per free line (power dialing).', kind: { type: 'number', min: 0, step: '0.01' } },
+      { name: 'agent_dial_rate', label: 'Agent dial rate', hint: 'Calls per line of “calls at once” (power dialing only).', kind: { type: 'number', min: 0, step: '0.01' } },
       { name: 'max_xfer', label: 'Transfers at once', kind: { type: 'number', min: 0 } },
       { name: 'calltimeout', label: 'Ring for (seconds)', kind: { type: 'number', min: 1 } },
       { name: 'callmaxduration', label: 'Longest call (seconds)', kind: { type: 'number', min: 1 } },
@@ -97,7 +97,9 @@ export const GROUPS: { title: string; fields: FormField[] }[] = [
     fields: [
       { name: 'maxretry', label: 'Retries', hint: 'Further attempts after an unanswered call.', kind: { type: 'number', min: 0 } },
       { name: 'intervalretry', label: 'Wait between attempts (seconds)', kind: { type: 'number', min: 0 } },
-      { name: 'completion_enabled', label: 'Completion enabled', hint: 'Kept for Newfies clients; the engine does not read it.', kind: { type: 'checkbox' } },
+      { name: 'completion_enabled', label: 'Completion enabled', hint: 'Call back answered subscribers who did not reach a completed section.', kind: { type: 'checkbox' } },
+      { name: 'completion_maxretry', label: 'Completion callbacks', kind: { type: 'number', min: 0 } },
+      { name: 'completion_intervalretry', label: 'Wait before a completion callback (seconds)', kind: { type: 'number', min: 0 } },
     ],
   },
   {
@@ -150,7 +152,7 @@ export function initialValues(c?: VoiceCampaign): FormValues {
   }
   if (!c) {
     Object.assign(v, { frequency: '10', dial_method: '1', max_aleg: '0', agent_dial_rate: '1', max_xfer: '0', calltimeout: '45', callmaxduration: '1800' });
-    Object.assign(v, { maxretry: '0', intervalretry: '300', amd_behavior: '1', daily_start_time: '00:00:00', daily_stop_time: '23:59:59' });
+    Object.assign(v, { maxretry: '0', intervalretry: '300', completion_maxretry: '0', completion_intervalretry: '900', amd_behavior: '1', daily_start_time: '00:00:00', daily_stop_time: '23:59:59' });
   }
   return v;
 }

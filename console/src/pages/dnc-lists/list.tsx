@@ -1,15 +1,14 @@
 /** The DNC lists, a page at a time, with their numbers counted; a form to add one; the number check. */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, get, listPath, post, type Page } from '../../api/client.ts';
-import { EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { ApiError, listPath, post } from '../../api/client.ts';
+import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
+import { EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import { BlockedCheck } from './check.tsx';
 import { useNumberCount, type DncList } from './types.ts';
 import '../../components/lists.css';
-
-const PAGE_SIZE = 20;
 
 function NumberCount({ id }: { id: number }) {
   const count = useNumberCount(id);
@@ -56,13 +55,7 @@ function NewList() {
 }
 
 export function DncLists() {
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
-  const list = useQuery({
-    queryKey: ['dnc-list', 'page', page],
-    queryFn: () => get<Page<DncList>>(listPath('dnc-list', { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<DncList>('dnc-list');
   return (
     <>
       <div className="page-head">
@@ -72,47 +65,43 @@ export function DncLists() {
         Numbers on a do-not-call list are never called or messaged: a campaign checks its own list and every global list of its owner (and of
         administrators) before each call.
       </p>
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title="No DNC list yet">
-          <p>Create one below, then add the numbers that must not be called, one by one or from a CSV file.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">DNC lists, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Numbers</th>
-                  <th scope="col">Applies to</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((l) => (
-                  <tr key={l.id}>
-                    <td>
-                      <Link to={`/dnc-lists/${l.id}`}>{l.name}</Link>
-                    </td>
-                    <td className="num">
-                      <NumberCount id={l.id} />
-                    </td>
-                    <td>{l.is_global ? 'Every campaign (global)' : 'Campaigns that choose it'}</td>
-                    <td>
-                      <Time value={l.created_date} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
-        </>
-      )}
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title="No DNC list yet">
+            <p>Create one below, then add the numbers that must not be called, one by one or from a CSV file.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            caption={`DNC lists, page ${list.page}`}
+            head={
+              <>
+                <th scope="col">Name</th>
+                <th scope="col">Numbers</th>
+                <th scope="col">Applies to</th>
+                <th scope="col">Created</th>
+              </>
+            }
+          >
+            {rows.map((l) => (
+              <tr key={l.id}>
+                <td>
+                  <Link to={`/dnc-lists/${l.id}`}>{l.name}</Link>
+                </td>
+                <td className="num">
+                  <NumberCount id={l.id} />
+                </td>
+                <td>{l.is_global ? 'Every campaign (global)' : 'Campaigns that choose it'}</td>
+                <td>
+                  <Time value={l.created_date} />
+                </td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
       <BlockedCheck />
       <NewList />
     </>

@@ -1,10 +1,11 @@
 /** The DNC lists, a page at a time, with their numbers counted; a form to add one; the number check. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, listPath, post } from '../../api/client.ts';
+import { listPath, post } from '../../api/client.ts';
 import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
-import { EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
+import { fieldErrors, FormSection } from '../../components/record-page.tsx';
+import { EmptyState, Field, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import { BlockedCheck } from './check.tsx';
 import { useNumberCount, type DncList } from './types.ts';
@@ -27,30 +28,17 @@ function NewList() {
       navigate(`/dnc-lists/${list.id}`);
     },
   });
-  const fields = create.error instanceof ApiError ? create.error.fields : {};
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const fields = fieldErrors(create.error);
   return (
-    <section className="inline-form" aria-labelledby="new-dnc">
-      <h2 id="new-dnc">New DNC list</h2>
-      <form onSubmit={submit}>
-        <Field label="Name" errors={fields.name}>
-          {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
-          Global: applies to every campaign of yours
-        </label>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create DNC list
-          </button>
-        </div>
-      </form>
-      {Object.keys(fields).length ? null : <ErrorMessage error={create.error} />}
-    </section>
+    <FormSection id="new-dnc" title="New DNC list" submitLabel="Create DNC list" pending={create.isPending} error={create.error} onSubmit={() => create.mutate()}>
+      <Field label="Name" errors={fields.name}>
+        {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
+        Global: applies to every campaign of yours
+      </label>
+    </FormSection>
   );
 }
 

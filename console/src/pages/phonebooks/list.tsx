@@ -1,10 +1,11 @@
 /** The phonebooks, a page at a time, each with its number of contacts; a form to add one. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, get, listPath, post, type Page } from '../../api/client.ts';
+import { get, listPath, post, type Page } from '../../api/client.ts';
 import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
-import { EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
+import { fieldErrors, FormSection } from '../../components/record-page.tsx';
+import { EmptyState, Field, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import type { Phonebook } from './types.ts';
 import '../../components/lists.css';
@@ -34,29 +35,16 @@ function NewPhonebook() {
       navigate(`/phonebooks/${book.id}`);
     },
   });
-  const fields = create.error instanceof ApiError ? create.error.fields : {};
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const fields = fieldErrors(create.error);
   return (
-    <section className="inline-form" aria-labelledby="new-phonebook">
-      <h2 id="new-phonebook">New phonebook</h2>
-      <form onSubmit={submit}>
-        <Field label="Name" errors={fields.name}>
-          {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Description" errors={fields.description}>
-          {(p) => <input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} />}
-        </Field>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create phonebook
-          </button>
-        </div>
-      </form>
-      {create.error instanceof ApiError && Object.keys(fields).length ? null : <ErrorMessage error={create.error} />}
-    </section>
+    <FormSection id="new-phonebook" title="New phonebook" submitLabel="Create phonebook" pending={create.isPending} error={create.error} onSubmit={() => create.mutate()}>
+      <Field label="Name" errors={fields.name}>
+        {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="Description" errors={fields.description}>
+        {(p) => <input {...p} name="description" value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
+    </FormSection>
   );
 }
 

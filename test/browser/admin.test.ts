@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel } from '../helpers.ts';
-import { browserHarness, PHONE } from './harness.ts';
+import { browserHarness, PHONE, startPauseResumeAbort } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const carol = basic('carol', 'carol-pw');
@@ -305,26 +305,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
     try {
       await signIn(page, 'carol', 'carol-pw');
       await page.goto(`${ui.server.base}/sms-campaigns/${later.id}`);
-      const status = page.getByTestId('status');
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Start' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
-      await page.getByRole('button', { name: 'Pause' }).click();
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Resume' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Abort Tomorrow reminder?' });
-      await dialog.waitFor();
-      await shot(page, 'sms-campaign-abort-confirm');
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'hidden' });
-      assert.equal(await status.innerText(), 'Running');
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
-      await status.filter({ hasText: 'Aborted' }).waitFor();
-      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0);
+      await startPauseResumeAbort(page, 'Tomorrow reminder', 'Paused', () => shot(page, 'sms-campaign-abort-confirm'));
       assert.equal((await request(ui.server, 'GET', `/rest-api/sms-campaigns/${later.id}/`, carol)).body.status, 3);
     } finally {
       await context.close();

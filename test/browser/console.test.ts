@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel, idOf } from '../helpers.ts';
-import { browserHarness, PHONE } from './harness.ts';
+import { browserHarness, PHONE, startPauseResumeAbort } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -203,27 +203,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     try {
       await signIn(page, 'alice', 'alice-pw');
       await page.goto(`${ui.server.base}/campaigns/${tomorrowsId}`);
-      const status = page.getByTestId('status');
-      await status.filter({ hasText: 'Not started' }).waitFor();
-      await page.getByRole('button', { name: 'Start' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
-      await page.getByRole('button', { name: 'Pause' }).click();
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Resume' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Abort Alice campaign for tomorrow?' });
-      await dialog.waitFor();
-      await shot(page, 'abort-confirmation');
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'hidden' });
-      assert.equal(await status.innerText(), 'Running');
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
-      await status.filter({ hasText: 'Aborted' }).waitFor();
-      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
+      await startPauseResumeAbort(page, 'Alice campaign for tomorrow', 'Not started', () => shot(page, 'abort-confirmation'));
       const record = await request(ui.server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
       assert.equal(record.body.status, 3, JSON.stringify(record.body));
     } finally {

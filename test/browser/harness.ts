@@ -129,3 +129,32 @@ export async function assertFitsPhone(page: Page): Promise<void> {
   }));
   assert.ok(width <= PHONE.width, `the page is ${width} px wide at ${PHONE.width} px: ${wide.join(', ')}`);
 }
+
+/**
+ * On a campaign's page (voice or SMS) that starts tomorrow and reads `initial`: Start (it runs
+ * and says it waits for its start date), Pause, Resume, then Abort… — Escape cancels the
+ * confirmation (`shot` is taken while it is open), confirming aborts it and the Abort button goes away.
+ */
+export async function startPauseResumeAbort(page: Page, campaignName: string, initial: string, shot: () => Promise<void>): Promise<void> {
+  const status = page.getByTestId('status');
+  await status.filter({ hasText: initial }).waitFor();
+  await page.getByRole('button', { name: 'Start' }).click();
+  await status.filter({ hasText: 'Running' }).waitFor();
+  await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await status.filter({ hasText: 'Paused' }).waitFor();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await status.filter({ hasText: 'Running' }).waitFor();
+
+  await page.getByRole('button', { name: 'Abort…' }).click();
+  const dialog = page.getByRole('dialog', { name: `Abort ${campaignName}?` });
+  await dialog.waitFor();
+  await shot();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await status.innerText(), 'Running');
+  await page.getByRole('button', { name: 'Abort…' }).click();
+  await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
+  await status.filter({ hasText: 'Aborted' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
+}

@@ -10,6 +10,8 @@ import { Link, useParams } from 'react-router';
 import { get, patch, recordPath } from '../api/client.ts';
 import { CampaignStatus, type CampaignBase } from '../api/types.ts';
 import { dialingStateWords, statusName } from '../campaign-words.ts';
+import { formatInteger } from '../format.ts';
+import { doneCount } from './campaign-progress.tsx';
 import { ConfirmDialog, EmptyState, ErrorMessage, Loading, Time } from './ui.tsx';
 
 /** The API resource of a kind of campaign; it is also the console's path and the queries' first key. */
@@ -121,4 +123,32 @@ export function CampaignEditPage<T extends CampaignBase>({ resource, form }: { r
   if (campaign.isPending) return <Loading />;
   if (!campaign.data) return <ErrorMessage error={campaign.error} />;
   return form(campaign.data);
+}
+
+/** The header cells of a campaigns list that CampaignCells fill. */
+export function CampaignHeads() {
+  return (
+    <>
+      <th scope="col">Name</th>
+      <th scope="col">Status</th>
+      <th scope="col">Now</th>
+      <th scope="col">Done</th>
+    </>
+  );
+}
+
+/** A campaigns list row's first cells: the name (a link to its page), status, what it is doing, done of all. */
+export function CampaignCells({ campaign: c, resource }: { campaign: CampaignBase; resource: CampaignResource }) {
+  return (
+    <>
+      <td>
+        <Link to={`/${resource}/${c.id}`}>{c.name}</Link>
+      </td>
+      <td>{statusName(c.status)}</td>
+      <td>{dialingStateWords(c.dialing_state)}</td>
+      <td className="num">
+        {formatInteger(doneCount(c))} / {formatInteger(c.progress.subscribers.total)}
+      </td>
+    </>
+  );
 }

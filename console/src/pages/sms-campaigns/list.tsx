@@ -1,8 +1,7 @@
 /** The SMS campaigns, a page at a time. */
 import { Link } from 'react-router';
 import type { SmsCampaignRecord as SmsCampaign } from '../../api/admin-types.ts';
-import { dialingStateWords, statusName } from '../../campaign-words.ts';
-import { doneCount } from '../../components/campaign-progress.tsx';
+import { CampaignCells, CampaignHeads } from '../../components/campaign-page.tsx';
 import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
 import { EmptyState, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
@@ -34,10 +33,7 @@ export function SmsCampaignList() {
             caption={`SMS campaigns, page ${list.page}`}
             head={
               <>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Now</th>
-                <th scope="col">Done</th>
+                <CampaignHeads />
                 <th scope="col">Sent</th>
                 <th scope="col">Delivered</th>
                 <th scope="col">Created</th>
@@ -48,14 +44,7 @@ export function SmsCampaignList() {
               const p = smsProgress(c);
               return (
                 <tr key={c.id}>
-                  <td>
-                    <Link to={`/sms-campaigns/${c.id}`}>{c.name}</Link>
-                  </td>
-                  <td>{statusName(c.status)}</td>
-                  <td>{dialingStateWords(c.dialing_state)}</td>
-                  <td className="num">
-                    {formatInteger(doneCount(c))} / {formatInteger(c.progress.subscribers.total)}
-                  </td>
+                  <CampaignCells campaign={c} resource="sms-campaigns" />
                   <td className="num">{formatInteger(p.sent)}</td>
                   <td className="num">{formatInteger(p.delivered)}</td>
                   <td>

@@ -7,48 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
-import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
+import { request } from '../cli-process.ts';
+import { basic, dbLabel } from '../helpers.ts';
+import { browserHarness, PHONE, startPauseResumeAbort } from './harness.ts';
 
-// ---- harness, copied from console.test.ts (to be folded into one helper) ----
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-let server: Server;
-let browser: Browser;
-
-async function create(auth: string, resource: string, body: unknown): Promise<any> {
-  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
-  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-admin-${name}.png`), fullPage: true });
-}
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  return { context, page };
-}
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-}
-// ---- end of the copied harness ----
-
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-admin-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
 const admin = basic('admin', 'admin-pw');
 const carol = basic('carol', 'carol-pw');
 const numbers = ['+15550300001', '+15550300002', '+15550300003', '+15550300004'];
@@ -74,29 +39,12 @@ function signatureValid(secret: string, body: string, header: string): boolean {
 }
 
 describe(`the console's management pages in Chromium (${dbLabel})`, () => {
-  let dropDatabase: (() => Promise<void>) | undefined;
+  const ui = browserHarness({ name: 'admin', env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, shotPrefix: 'admin-' });
+  const { create, newPage, shot, signIn } = ui;
   const hook = receiver();
-  after(async () => {
-    // Each step even when one before it fails: a server or database left behind outlives the test.
-    await browser?.close().catch(() => undefined);
-    hook.srv.close();
-    try {
-      if (server) await stop(server);
-    } finally {
-      await dropDatabase?.();
-    }
-  });
+  after(() => hook.srv.close());
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw', WEBHOOK_ALLOW_PRIVATE: 'true' };
-    if (onPostgres) {
-      const fresh = await freshPostgresDatabase();
-      dropDatabase = fresh.drop;
-      env.DATABASE_URL = fresh.url;
-    }
-    server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     await new Promise<void>((resolve) => hook.srv.listen(0, '127.0.0.1', resolve));
     await create(admin, 'accounts', { username: 'dave', password: 'dave-pw' });
     const daves = await create(basic('dave', 'dave-pw'), 'webhook', { url: 'http://127.0.0.1:9/dave', description: 'Dave’s own hook' });
@@ -137,7 +85,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       assert.equal(await page.getByLabel('Active').isChecked(), true);
       await page.getByRole('link', { name: 'Add a payment' }).click();
       await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-      assert.equal(await page.getByLabel('User').inputValue(), String((await request(server, 'GET', '/rest-api/accounts/?page_size=100', admin)).body.results.find((a: any) => a.username === 'carol').id));
+      assert.equal(await page.getByLabel('User').inputValue(), String((await request(ui.server, 'GET', '/rest-api/accounts/?page_size=100', admin)).body.results.find((a: any) => a.username === 'carol').id));
       await page.getByLabel('Amount').fill('24.5');
       await page.getByLabel('Description').fill('Top-up by card');
       await page.getByRole('button', { name: 'Add payment' }).click();
@@ -148,7 +96,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
       // The cached page shows first, then the refetch (the payment made it stale).
       await page.locator('tr[data-username="carol"]').getByTestId('balance').filter({ hasText: /^25\.50$/ }).waitFor();
-      const api = await request(server, 'GET', '/rest-api/accounts/?page_size=100', admin);
+      const api = await request(ui.server, 'GET', '/rest-api/accounts/?page_size=100', admin);
       assert.equal(api.body.results.find((a: any) => a.username === 'carol').balance, 25.5);
     } finally {
       await context.close();
@@ -177,7 +125,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Create SMS gateway' }).click();
       await page.getByRole('link', { name: 'Simulated SMS' }).waitFor();
       await shot(page, 'sms-gateways');
-      const list = await request(server, 'GET', '/rest-api/sms-gateway/', admin);
+      const list = await request(ui.server, 'GET', '/rest-api/sms-gateway/', admin);
       assert.deepEqual(list.body.results[0].settings, { delivery_rate: 0.5, failure_rate: 0.5, seed: 7 });
     } finally {
       await context.close();
@@ -208,7 +156,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       webhookId = Number(/\/webhooks\/(\d+)$/.exec(page.url())?.[1]);
       assert.ok(webhookId > 0, page.url());
       // Read back: the secret is not in the record.
-      const read = await request(server, 'GET', `/rest-api/webhook/${webhookId}/`, carol);
+      const read = await request(ui.server, 'GET', `/rest-api/webhook/${webhookId}/`, carol);
       assert.equal(read.body.secret, undefined);
       assert.deepEqual(read.body.events, ['campaign.started', 'sms.*']);
     } finally {
@@ -252,7 +200,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       assert.match(delivered, /^\d+ \(\d+(\.\d)?\s?%\)$/);
       await page.getByRole('cell', { name: numbers[0] }).waitFor();
       assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42);
-      const api = await request(server, 'GET', '/rest-api/sms-campaigns/', carol);
+      const api = await request(ui.server, 'GET', '/rest-api/sms-campaigns/', carol);
       assert.equal(api.body.results[0].progress.delivered, count(delivered));
       await shot(page, 'sms-campaign-page');
 
@@ -264,7 +212,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       const phone = await newPage(PHONE);
       try {
         await signIn(phone.page, 'carol', 'carol-pw');
-        await phone.page.goto(`${server.base}${new URL(page.url()).pathname}`);
+        await phone.page.goto(`${ui.server.base}${new URL(page.url()).pathname}`);
         await phone.page.getByTestId('rate-sent').filter({ hasText: /^4$/ }).waitFor();
         await shot(phone.page, 'sms-campaign-page-phone');
       } finally {
@@ -272,7 +220,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       }
 
       // The webhook's deliveries: each event POSTed, signed with the secret shown once.
-      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      await page.goto(`${ui.server.base}/webhooks/${webhookId}`);
       const table = page.getByTestId('deliveries');
       await table.getByText('campaign.started').waitFor({ timeout: 30_000 });
       await page.waitForFunction(() => document.querySelectorAll('[data-testid="deliveries"] tbody tr').length >= 5, undefined, { timeout: 30_000 });
@@ -294,7 +242,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'carol', 'carol-pw');
-      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      await page.goto(`${ui.server.base}/webhooks/${webhookId}`);
       await page.getByRole('button', { name: 'Rotate the secret…' }).click();
       const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
       await dialog.waitFor();
@@ -312,7 +260,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('checkbox', { name: 'Active' }).uncheck();
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      assert.equal((await request(server, 'GET', `/rest-api/webhook/${webhookId}/`, carol)).body.active, false);
+      assert.equal((await request(ui.server, 'GET', `/rest-api/webhook/${webhookId}/`, carol)).body.active, false);
     } finally {
       await context.close();
     }
@@ -328,7 +276,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('alert', { name: 'The new token\'s key' }).waitFor();
       const key = await page.getByTestId('secret').inputValue();
       await shot(page, 'token-key');
-      const withKey = (k: string) => fetch(`${server.base}/rest-api/users/`, { headers: { authorization: `Token ${k}` } });
+      const withKey = (k: string) => fetch(`${ui.server.base}/rest-api/users/`, { headers: { authorization: `Token ${k}` } });
       assert.equal((await withKey(key)).status, 200);
       await page.getByRole('button', { name: 'I have copied it' }).click();
       const prefix = (await page.locator('td.mono').first().innerText()).replace(/…$/, '');
@@ -349,35 +297,16 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
   });
 
   test('an SMS campaign is started, paused, resumed, and aborted behind a confirmation (Escape cancels)', async () => {
-    const gateway = (await request(server, 'GET', '/rest-api/sms-gateway/', carol)).body.results[0].url;
-    const book = (await request(server, 'GET', '/rest-api/phonebook/', carol)).body.results[0].url;
+    const gateway = (await request(ui.server, 'GET', '/rest-api/sms-gateway/', carol)).body.results[0].url;
+    const book = (await request(ui.server, 'GET', '/rest-api/phonebook/', carol)).body.results[0].url;
     const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
     const later = await create(carol, 'sms-campaigns', { name: 'Tomorrow reminder', sms_gateway: gateway, phonebook: [book], text_message: 'See you', startingdate: tomorrow });
     const { context, page } = await newPage();
     try {
       await signIn(page, 'carol', 'carol-pw');
-      await page.goto(`${server.base}/sms-campaigns/${later.id}`);
-      const status = page.getByTestId('status');
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Start' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
-      await page.getByRole('button', { name: 'Pause' }).click();
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Resume' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Abort Tomorrow reminder?' });
-      await dialog.waitFor();
-      await shot(page, 'sms-campaign-abort-confirm');
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'hidden' });
-      assert.equal(await status.innerText(), 'Running');
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
-      await status.filter({ hasText: 'Aborted' }).waitFor();
-      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0);
-      assert.equal((await request(server, 'GET', `/rest-api/sms-campaigns/${later.id}/`, carol)).body.status, 3);
+      await page.goto(`${ui.server.base}/sms-campaigns/${later.id}`);
+      await startPauseResumeAbort(page, 'Tomorrow reminder', 'Paused', () => shot(page, 'sms-campaign-abort-confirm'));
+      assert.equal((await request(ui.server, 'GET', `/rest-api/sms-campaigns/${later.id}/`, carol)).body.status, 3);
     } finally {
       await context.close();
     }
@@ -403,21 +332,21 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.getByRole('cell', { name: 'Inactive' }).waitFor();
       await shot(page, 'gateways');
-      const g = (await request(server, 'GET', '/rest-api/gateway/', admin)).body.results[0];
+      const g = (await request(ui.server, 'GET', '/rest-api/gateway/', admin)).body.results[0];
       assert.deepEqual([g.status, g.maximum_call, g.settings], [0, 5, { answer_rate: 1, ring_seconds: [2, 4], time_scale: 60 }]);
 
-      await page.goto(`${server.base}/users`);
+      await page.goto(`${ui.server.base}/users`);
       await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
       await page.getByRole('heading', { name: 'Edit dave' }).waitFor();
       await page.getByLabel('Active').uncheck();
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('tr[data-username="dave"]').getByText('Deactivated').waitFor();
-      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 401);
+      assert.equal((await request(ui.server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 401);
       await page.locator('tr[data-username="dave"]').getByRole('link', { name: 'dave' }).click();
       await page.getByLabel('Active').check();
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('tr[data-username="dave"]').getByText('Active', { exact: true }).waitFor();
-      assert.equal((await request(server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 200);
+      assert.equal((await request(ui.server, 'GET', '/rest-api/users/', basic('dave', 'dave-pw'))).status, 200);
     } finally {
       await context.close();
     }
@@ -436,19 +365,19 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await menu.getByRole('link', { name: 'Webhooks', exact: true }).click();
       await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).waitFor();
       assert.equal(await page.locator('tbody tr').count(), 1); // Dave's only, not Carol's
-      await page.goto(`${server.base}/webhooks/${webhookId}`);
+      await page.goto(`${ui.server.base}/webhooks/${webhookId}`);
       await page.getByRole('heading', { name: 'Webhook not found' }).waitFor();
-      await page.goto(`${server.base}/users`);
+      await page.goto(`${ui.server.base}/users`);
       await page.getByRole('heading', { name: 'No such page' }).waitFor();
-      await page.goto(`${server.base}/sms-gateways`);
+      await page.goto(`${ui.server.base}/sms-gateways`);
       await page.getByRole('cell', { name: 'Simulated SMS' }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'New SMS gateway' }).count(), 0);
       assert.equal(await page.getByRole('link', { name: 'Simulated SMS' }).count(), 0);
-      await page.goto(`${server.base}/sms-gateways/new`);
+      await page.goto(`${ui.server.base}/sms-gateways/new`);
       await page.getByRole('heading', { name: 'Only administrators configure SMS gateways' }).waitFor();
       await shot(page, 'sms-gateways-user-phone');
       // Dave deletes his own webhook, behind a confirmation.
-      await page.goto(`${server.base}/webhooks`);
+      await page.goto(`${ui.server.base}/webhooks`);
       await page.getByRole('link', { name: 'http://127.0.0.1:9/dave' }).click();
       await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
       await shot(page, 'webhook-page-phone');
@@ -456,7 +385,7 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByRole('dialog', { name: 'Delete this webhook?' }).getByRole('button', { name: 'Delete the webhook' }).click();
       await page.getByRole('heading', { name: 'No webhook yet' }).waitFor();
       await shot(page, 'webhooks-empty-phone');
-      assert.equal((await request(server, 'GET', '/rest-api/webhook/', basic('dave', 'dave-pw'))).body.count, 0);
+      assert.equal((await request(ui.server, 'GET', '/rest-api/webhook/', basic('dave', 'dave-pw'))).body.count, 0);
     } finally {
       await context.close();
     }

@@ -8,85 +8,35 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
-import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
+import { before, describe, test } from 'node:test';
+import { request } from '../cli-process.ts';
+import { basic, dbLabel, idOf } from '../helpers.ts';
+import { browserHarness, PHONE, startPauseResumeAbort } from './harness.ts';
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const ZONE = 'America/New_York';
-
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
 const bob = basic('bob', 'bob-pw');
-
-let server: Server;
-let browser: Browser;
-
-/** POST through the API; the created record (assert 201, or show the body). */
-async function create(auth: string, resource: string, body: unknown): Promise<any> {
-  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
-  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** A phonebook of `numbers` and a one-section survey (a closing message that completes), owned by `auth`. */
-async function material(auth: string, label: string, numbers: string[]) {
-  const book = await create(auth, 'phonebook', { name: `${label} book` });
-  for (const contact of numbers) await create(auth, 'contact', { phonebook: book.url, contact, full_name: `Customer ${contact}` });
-  const survey = await create(auth, 'survey-template', { name: `${label} survey` });
-  await create(auth, 'section-template', { survey: survey.url, type: 7, question: 'Thanks', script: 'Thank you, goodbye.', completed: true });
-  return { book, survey };
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
-}
-
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  // A zone that is not UTC, so the test sees times shown in the browser's zone, not the server's.
-  const context = await browser.newContext({ viewport, acceptDownloads: true, locale: 'en-US', timezoneId: ZONE });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  return { context, page };
-}
-
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const ZONE = 'America/New_York';
 
 describe(`the console in Chromium (${dbLabel})`, () => {
+  // A zone that is not UTC, so the test sees times shown in the browser's zone, not the server's.
+  const ui = browserHarness({ name: 'console', context: { acceptDownloads: true, locale: 'en-US', timezoneId: ZONE } });
+  const { create, newPage, shot, signIn, submitSignIn } = ui;
+
+  /** A phonebook of `numbers` and a one-section survey (a closing message that completes), owned by `auth`. */
+  async function material(auth: string, label: string, numbers: string[]) {
+    const book = await create(auth, 'phonebook', { name: `${label} book` });
+    for (const contact of numbers) await create(auth, 'contact', { phonebook: book.url, contact, full_name: `Customer ${contact}` });
+    const survey = await create(auth, 'survey-template', { name: `${label} survey` });
+    await create(auth, 'section-template', { survey: survey.url, type: 7, question: 'Thanks', script: 'Thank you, goodbye.', completed: true });
+    return { book, survey };
+  }
+
   let gatewayUrl: string;
   let alicesOwn: { id: number; name: string };
   let tomorrowsId: number;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  // Here, not inside before(): an after() registered in a hook runs as soon as that hook ends.
-  after(async () => {
-    await browser?.close();
-    if (server) await stop(server);
-    await dropDatabase?.();
-  });
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-    if (onPostgres) {
-      const fresh = await freshPostgresDatabase();
-      dropDatabase = fresh.drop;
-      env.DATABASE_URL = fresh.url;
-    }
-    server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0.02' });
     await create(admin, 'accounts', { username: 'bob', password: 'bob-pw', balance: '50' });
     await create(admin, 'accounts', { username: 'dora', password: 'dora-pw', balance: '0' }); // owns nothing
@@ -100,14 +50,14 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     const a = await material(alice, 'Alice', ['+15550100001', '+15550100002', '+15550100003']);
     const b = await material(bob, 'Bob', ['+15550200001']);
     const campaign = (auth: string, name: string, m: typeof a) =>
-      create(auth, 'campaigns', { name, phonebook: [m.book.url], object_id: Number(/(\d+)\/$/.exec(m.survey.url)?.[1]), aleg_gateway: gatewayUrl });
+      create(auth, 'campaigns', { name, phonebook: [m.book.url], object_id: idOf(m.survey.url), aleg_gateway: gatewayUrl });
     alicesOwn = await campaign(alice, 'Alice private campaign', a);
     // Starts tomorrow: once started it waits, which leaves time to pause, resume and abort it.
     const tomorrow = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
     const later = await create(alice, 'campaigns', {
       name: 'Alice campaign for tomorrow',
       phonebook: [a.book.url],
-      object_id: Number(/(\d+)\/$/.exec(a.survey.url)?.[1]),
+      object_id: idOf(a.survey.url),
       aleg_gateway: gatewayUrl,
       startingdate: tomorrow,
     });
@@ -117,15 +67,15 @@ describe(`the console in Chromium (${dbLabel})`, () => {
 
   test('/ serves the app, a deep link falls back to index.html, and /rest-api/nope/ is still a JSON 404', async () => {
     const html = { accept: 'text/html' };
-    const home = await fetch(`${server.base}/`, { headers: html });
+    const home = await fetch(`${ui.server.base}/`, { headers: html });
     assert.equal(home.status, 200);
     const index = await home.text();
     assert.match(index, /<div id="root"><\/div>/);
     assert.match(index, /<script type="module"[^>]* src="\/assets\/index-[\w-]+\.js"/);
-    const deep = await fetch(`${server.base}/some/deep/link`, { headers: html });
+    const deep = await fetch(`${ui.server.base}/some/deep/link`, { headers: html });
     assert.equal(deep.status, 200);
     assert.equal(await deep.text(), index);
-    const api = await fetch(`${server.base}/rest-api/nope/`, { headers: html });
+    const api = await fetch(`${ui.server.base}/rest-api/nope/`, { headers: html });
     assert.equal(api.status, 404);
     assert.match(String(api.headers.get('content-type')), /^application\/json/);
     assert.deepEqual(await api.json(), { detail: 'Not found.' });
@@ -134,7 +84,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
   test('sign-in: a wrong password shows an error; the right one opens the dashboard with the user named', async () => {
     const { context, page } = await newPage();
     try {
-      await signIn(page, 'dora', 'not-her-password');
+      await submitSignIn(page, 'dora', 'not-her-password');
       await page.getByRole('alert').filter({ hasText: 'Wrong username or password.' }).waitFor();
       await shot(page, 'sign-in-wrong-password');
       // The keyboard alone: Enter in the password field signs in.
@@ -163,12 +113,12 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     // Ten failures from this address lock the username (README, "Login throttling"); the
     // browser's attempt comes from the same address.
     for (let i = 0; i < 10; i++) {
-      const res = await request(server, 'POST', '/rest-api/session/', undefined, { username: 'mallory', password: `guess-${i}` });
+      const res = await request(ui.server, 'POST', '/rest-api/session/', undefined, { username: 'mallory', password: `guess-${i}` });
       assert.equal(res.status, 401, JSON.stringify(res.body));
     }
     const { context, page } = await newPage();
     try {
-      await signIn(page, 'mallory', 'one-more-guess');
+      await submitSignIn(page, 'mallory', 'one-more-guess');
       await page.getByRole('alert').filter({ hasText: /^Too many failed attempts for this username\. Try again in \d+ minutes?\.$/ }).waitFor();
       await shot(page, 'sign-in-throttled');
     } finally {
@@ -180,7 +130,6 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       // Set on this document: still there at the end proves the page never reloaded.
       await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
       const menu = page.getByRole('navigation', { name: 'Main' });
@@ -253,30 +202,9 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-      await page.goto(`${server.base}/campaigns/${tomorrowsId}`);
-      const status = page.getByTestId('status');
-      await status.filter({ hasText: 'Not started' }).waitFor();
-      await page.getByRole('button', { name: 'Start' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-      await page.getByTestId('dialing-state').filter({ hasText: 'Waiting for its start date.' }).waitFor();
-      await page.getByRole('button', { name: 'Pause' }).click();
-      await status.filter({ hasText: 'Paused' }).waitFor();
-      await page.getByRole('button', { name: 'Resume' }).click();
-      await status.filter({ hasText: 'Running' }).waitFor();
-
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Abort Alice campaign for tomorrow?' });
-      await dialog.waitFor();
-      await shot(page, 'abort-confirmation');
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'hidden' });
-      assert.equal(await status.innerText(), 'Running');
-      await page.getByRole('button', { name: 'Abort…' }).click();
-      await dialog.getByRole('button', { name: 'Abort the campaign' }).click();
-      await status.filter({ hasText: 'Aborted' }).waitFor();
-      assert.equal(await page.getByRole('button', { name: 'Abort…' }).count(), 0, 'an aborted campaign offers no abort');
-      const record = await request(server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
+      await page.goto(`${ui.server.base}/campaigns/${tomorrowsId}`);
+      await startPauseResumeAbort(page, 'Alice campaign for tomorrow', 'Not started', () => shot(page, 'abort-confirmation'));
+      const record = await request(ui.server, 'GET', `/rest-api/campaigns/${tomorrowsId}/`, alice);
       assert.equal(record.body.status, 3, JSON.stringify(record.body));
     } finally {
       await context.close();
@@ -290,7 +218,6 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       // Started after the page opened: it appears, and ends, through the event stream alone.
       await create(alice, 'sms-campaigns', {
         name: 'Spring texts',
@@ -315,12 +242,11 @@ describe(`the console in Chromium (${dbLabel})`, () => {
     try {
       const alices = alicesOwn;
       await signIn(page, 'bob', 'bob-pw');
-      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns', exact: true }).click();
       await page.getByRole('link', { name: 'Bob private campaign' }).waitFor();
       assert.equal(await page.getByRole('link', { name: alices.name }).count(), 0);
       await shot(page, 'campaigns-list-bob');
-      await page.goto(`${server.base}/campaigns/${alices.id}`);
+      await page.goto(`${ui.server.base}/campaigns/${alices.id}`);
       await page.getByText('Campaign not found').waitFor();
       assert.equal(await page.getByText(alices.name).count(), 0);
       await shot(page, 'campaign-of-another-user');

@@ -7,57 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { before, describe, test } from 'node:test';
 import { makeWav } from '../audio-fixtures.ts';
-import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
-import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
-
-// --- The harness, copied from console.test.ts (to be shared later). ---
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-contacts-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let server: Server;
-let browser: Browser;
-
-async function create(auth: string, resource: string, body: unknown): Promise<any> {
-  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
-  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
-}
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  return { context, page };
-}
-/** At phone width nothing makes the page itself scroll sideways (wide tables scroll in their box). */
-async function assertFitsPhone(page: Page): Promise<void> {
-  const { width, wide } = await page.evaluate(() => ({
-    width: document.documentElement.scrollWidth,
-    // What sticks out, to say what to fix.
-    wide: [...document.querySelectorAll('body *')]
-      .filter((e) => Math.abs(e.getBoundingClientRect().right - document.documentElement.scrollWidth) < 2)
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
-  }));
-  assert.ok(width <= PHONE.width, `the page is ${width} px wide at ${PHONE.width} px: ${wide.join(', ')}`);
-}
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
-// --- End of the harness. ---
+import { request } from '../cli-process.ts';
+import { basic, dbLabel } from '../helpers.ts';
+import { assertFitsPhone, browserHarness, PHONE } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -73,24 +27,11 @@ const CONTACTS_CSV = [
 ].join('\n');
 
 describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})`, () => {
-  let dropDatabase: (() => Promise<void>) | undefined;
+  const ui = browserHarness({ name: 'contacts', context: { acceptDownloads: true } });
+  const { create, newPage, shot, signIn } = ui;
   let bookId: number;
-  after(async () => {
-    await browser?.close();
-    if (server) await stop(server);
-    await dropDatabase?.();
-  });
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-    if (onPostgres) {
-      const fresh = await freshPostgresDatabase();
-      dropDatabase = fresh.drop;
-      env.DATABASE_URL = fresh.url;
-    }
-    server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw' });
     await create(admin, 'accounts', { username: 'bob', password: 'bob-pw' });
   });
@@ -160,7 +101,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('button', { name: 'Deactivate +15550100003' }).click();
       await page.getByRole('button', { name: 'Activate +15550100003' }).waitFor();
       await page.getByRole('cell', { name: 'Inactive (not called)' }).waitFor();
-      const contacts = await request(server, 'GET', `/rest-api/contact/?phonebook_id=${bookId}`, alice);
+      const contacts = await request(ui.server, 'GET', `/rest-api/contact/?phonebook_id=${bookId}`, alice);
       const turing = contacts.body.results.find((c: { contact: string }) => c.contact === '+15550100003');
       assert.equal(turing.status, 0, JSON.stringify(turing));
       await page.getByRole('button', { name: 'Show all' }).click();
@@ -180,7 +121,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await row.getByRole('cell', { name: '4', exact: true }).waitFor();
       await shot(page, 'phonebooks-list');
 
-      await page.goto(`${server.base}/phonebooks/${bookId}`);
+      await page.goto(`${ui.server.base}/phonebooks/${bookId}`);
       await page.getByRole('heading', { name: 'Customers 2026', level: 1 }).waitFor();
       await page.setViewportSize(PHONE);
       await assertFitsPhone(page);
@@ -293,7 +234,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       assert.ok(Math.abs(duration - 1.5) < 0.05, String(duration));
 
       // Used by a survey section: shown once the section names it.
-      const files = await request(server, 'GET', '/rest-api/audio-files/', alice);
+      const files = await request(ui.server, 'GET', '/rest-api/audio-files/', alice);
       const welcome = files.body.results.find((f: { name: string }) => f.name === 'welcome');
       const survey = await create(alice, 'survey-template', { name: 'Spring survey' });
       await create(alice, 'section-template', { survey: survey.url, type: 1, question: 'Hello', audiofile: welcome.url });
@@ -325,7 +266,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('link', { name: 'Phonebooks' }).click();
       await page.getByRole('heading', { name: 'No phonebook yet' }).waitFor();
       assert.equal(await page.getByText('Customers').count(), 0);
-      await page.goto(`${server.base}/phonebooks/${bookId}`);
+      await page.goto(`${ui.server.base}/phonebooks/${bookId}`);
       await page.getByText('There is no such phonebook, or it is not yours.').waitFor();
       assert.equal(await page.getByText('Ada Lovelace').count(), 0);
       await shot(page, 'phonebook-not-yours');

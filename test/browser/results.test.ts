@@ -8,64 +8,24 @@
  * test-output/screenshots/ (look at them).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
-import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
+import { before, describe, test } from 'node:test';
+import { request } from '../cli-process.ts';
+import { basic, dbLabel, idOf } from '../helpers.ts';
+import { browserHarness } from './harness.ts';
 
 const NUMBERS = ['+15550300001', '+15550300002', '+15550300003', '+15550300004', '+15550300005', '+15550300006'];
 
 const KEY_LABELS: Record<string, string> = { '1': 'yes', '2': 'no', '3': 'maybe' };
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-browser-results-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
 
-let server: Server;
-let browser: Browser;
-
-async function create(auth: string, resource: string, body: unknown): Promise<any> {
-  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
-  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
-}
-
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 describe(`the campaign page's survey results and calls in progress in Chromium (${dbLabel})`, () => {
   let campaignId: number;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  after(async () => {
-    await browser?.close();
-    if (server) await stop(server);
-    await dropDatabase?.();
-  });
+  const ui = browserHarness({ name: 'results', context: { locale: 'en-US', timezoneId: 'America/New_York' } });
+  const { create, newPage, shot, signIn } = ui;
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-    if (onPostgres) {
-      const fresh = await freshPostgresDatabase();
-      dropDatabase = fresh.drop;
-      env.DATABASE_URL = fresh.url;
-    }
-    server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0' });
     // Every call answered by a person who presses one of the question's keys at random and stays
     // 2–3 simulated minutes (2–3 s at 60 simulated seconds per real second): calls overlap.
@@ -89,13 +49,13 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
     const thanks = await create(alice, 'section-template', { survey: survey.url, type: 7, question: 'Thanks', script: 'Thank you, goodbye.', completed: true });
     // The simulator presses one of the keys the branches name (src/engine/call.ts, expectedKeys).
     await create(alice, 'branching-template', { section: question.url, keys: '1,2,3', goto: thanks.url });
-    const flow = await request(server, 'GET', `/rest-api/survey-template/${/(\d+)\/$/.exec(survey.url)?.[1]}/flow/`, alice);
+    const flow = await request(ui.server, 'GET', `/rest-api/survey-template/${idOf(survey.url)}/flow/`, alice);
     assert.deepEqual(flow.body.problems, [], JSON.stringify(flow.body));
     const campaign = await create(alice, 'campaigns', {
       name: 'Satisfaction calls',
       callerid: '+15550000000',
       phonebook: [book.url],
-      object_id: Number(/(\d+)\/$/.exec(survey.url)?.[1]),
+      object_id: idOf(survey.url),
       aleg_gateway: gateway.url,
       frequency: 60,
       end_when_done: true,
@@ -104,13 +64,10 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
   });
 
   test('the campaign runs from its page: calls in progress while it dials, then one chart per question matching the API', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'America/New_York' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-      await page.goto(`${server.base}/campaigns/${campaignId}`);
+      await page.goto(`${ui.server.base}/campaigns/${campaignId}`);
       const results = page.getByTestId('survey-results');
       const live = page.getByTestId('live-calls');
       await results.getByRole('heading', { name: 'No answer yet' }).waitFor();
@@ -127,7 +84,7 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
       await shot(page, 'campaign-calls-in-progress');
 
       await page.getByTestId('status').filter({ hasText: 'Ended' }).waitFor({ timeout: 90_000 });
-      const api = await request(server, 'GET', `/rest-api/campaigns/${campaignId}/results/`, alice);
+      const api = await request(ui.server, 'GET', `/rest-api/campaigns/${campaignId}/results/`, alice);
       assert.equal(api.status, 200, JSON.stringify(api.body));
       assert.equal(api.body.results.length, 1, JSON.stringify(api.body));
       const [question] = api.body.results as { question: string; answered: number; responses: { response: string; label: string | null; count: number }[] }[];

@@ -6,48 +6,12 @@
  * fresh DATA_DIR or a fresh PostgreSQL database); screenshots under test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from '../helpers.ts';
-import { CHROMIUM, FLAGS, SHOTS } from './harness.ts';
-
-// --- harness, copied from console.test.ts (to be shared later) ---
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-surveys-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let server: Server;
-let browser: Browser;
-
-async function create(auth: string, resource: string, body: unknown): Promise<any> {
-  const res = await request(server, 'POST', `/rest-api/${resource}/`, auth, body);
-  assert.equal(res.status, 201, `POST ${resource}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${name}.png`), fullPage: true });
-}
-
-async function newPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  return { context, page };
-}
-
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${server.base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-}
-// --- end of the harness ---
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { request } from '../cli-process.ts';
+import { basic, dbLabel, onPostgres } from '../helpers.ts';
+import { browserHarness, PHONE, SHOTS } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -65,24 +29,11 @@ async function addSection(page: Page, type: string, question: string, fill?: (pa
 }
 
 describe(`the Surveys page in Chromium (${dbLabel})`, () => {
-  let dropDatabase: (() => Promise<void>) | undefined;
+  const ui = browserHarness({ name: 'surveys' });
+  const { create, newPage, shot, signIn } = ui;
   let bobsSurvey: { id: number; name: string };
-  after(async () => {
-    await browser?.close();
-    if (server) await stop(server);
-    await dropDatabase?.();
-  });
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-    if (onPostgres) {
-      const fresh = await freshPostgresDatabase();
-      dropDatabase = fresh.drop;
-      env.DATABASE_URL = fresh.url;
-    }
-    server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw' });
     await create(admin, 'accounts', { username: 'bob', password: 'bob-pw' });
     bobsSurvey = await create(bob, 'survey-template', { name: 'Bob private survey' });
@@ -170,9 +121,9 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       await shot(page, 'survey-editor-full');
 
       // What was built, through the API.
-      const surveys = await request(server, 'GET', '/rest-api/survey-template/', alice);
+      const surveys = await request(ui.server, 'GET', '/rest-api/survey-template/', alice);
       const survey = surveys.body.results.find((s: { name: string }) => s.name === 'Satisfaction');
-      const sections = (await request(server, 'GET', `/rest-api/section-template/?survey_id=${survey.id}`, alice)).body.results;
+      const sections = (await request(ui.server, 'GET', `/rest-api/section-template/?survey_id=${survey.id}`, alice)).body.results;
       assert.deepEqual(
         sections.map((s: any) => [s.type, s.question, s.completed, s.key_1, s.key_2]),
         [
@@ -183,7 +134,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
         JSON.stringify(sections),
       );
       const [question, thanks, sorry] = sections;
-      const branches = (await request(server, 'GET', `/rest-api/branching-template/?section_id=${question.id}`, alice)).body.results;
+      const branches = (await request(ui.server, 'GET', `/rest-api/branching-template/?section_id=${question.id}`, alice)).body.results;
       assert.deepEqual(
         branches.map((b: any) => [b.keys, b.goto]).sort(),
         [
@@ -191,7 +142,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
           ['2', sorry.url],
         ],
       );
-      assert.deepEqual((await request(server, 'GET', `/rest-api/survey-template/${survey.id}/flow/`, alice)).body.problems, []);
+      assert.deepEqual((await request(ui.server, 'GET', `/rest-api/survey-template/${survey.id}/flow/`, alice)).body.problems, []);
     } finally {
       await context.close();
     }
@@ -202,7 +153,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.goto(`${server.base}/surveys`);
+      await page.goto(`${ui.server.base}/surveys`);
       await page.getByRole('button', { name: 'Rename Old draft' }).click();
       await page.getByLabel('New name for Old draft').fill('');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -213,7 +164,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Delete Spring draft' }).click();
       await page.getByRole('dialog', { name: 'Delete Spring draft?' }).getByRole('button', { name: 'Delete the survey' }).click();
       await page.getByRole('link', { name: 'Spring draft' }).waitFor({ state: 'detached' });
-      assert.equal((await request(server, 'GET', `/rest-api/survey-template/${own.id}/`, alice)).status, 404);
+      assert.equal((await request(ui.server, 'GET', `/rest-api/survey-template/${own.id}/`, alice)).status, 404);
       await shot(page, 'surveys-list');
     } finally {
       await context.close();
@@ -223,10 +174,10 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
     const { context: bobs, page: bobPage } = await newPage();
     try {
       await signIn(bobPage, 'bob', 'bob-pw');
-      await bobPage.goto(`${server.base}/surveys`);
+      await bobPage.goto(`${ui.server.base}/surveys`);
       await bobPage.getByRole('link', { name: bobsSurvey.name }).waitFor();
       assert.equal(await bobPage.getByRole('link', { name: alices.name }).count(), 0);
-      await bobPage.goto(`${server.base}/surveys/${alices.id}`);
+      await bobPage.goto(`${ui.server.base}/surveys/${alices.id}`);
       await bobPage.getByRole('alert').filter({ hasText: 'Not found.' }).waitFor();
     } finally {
       await bobs.close();
@@ -241,11 +192,11 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage();
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.goto(`${server.base}/surveys/${survey.id}`);
+      await page.goto(`${ui.server.base}/surveys/${survey.id}`);
       await page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Welcome/ }).click();
       await page.getByRole('button', { name: 'Remove the branch 0 → 2. Bye' }).click();
       await page.getByText('No branch: after this section the call goes on').waitFor();
-      assert.equal((await request(server, 'GET', `/rest-api/branching-template/?section_id=${welcome.id}`, alice)).body.count, 0);
+      assert.equal((await request(ui.server, 'GET', `/rest-api/branching-template/?section_id=${welcome.id}`, alice)).body.count, 0);
 
       const byeButton = page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Bye/ });
       await byeButton.focus();
@@ -258,12 +209,12 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       const dialog = page.getByRole('dialog', { name: 'Delete the section Bye?' });
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden' });
-      assert.equal((await request(server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 200);
+      assert.equal((await request(ui.server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 200);
       await page.getByRole('button', { name: 'Delete this section…' }).click();
       await dialog.getByRole('button', { name: 'Delete the section' }).click();
       await heading.waitFor({ state: 'detached' });
       await page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Bye/ }).waitFor({ state: 'detached' });
-      assert.equal((await request(server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 404);
+      assert.equal((await request(ui.server, 'GET', `/rest-api/section-template/${bye.id}/`, alice)).status, 404);
     } finally {
       await context.close();
     }
@@ -276,7 +227,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
     const { context, page } = await newPage(PHONE);
     try {
       await signIn(page, 'alice', 'alice-pw');
-      await page.goto(`${server.base}/surveys/${survey.id}`);
+      await page.goto(`${ui.server.base}/surveys/${survey.id}`);
       await page.getByRole('region', { name: 'Play order' }).waitFor();
       assert.equal(await page.locator('.react-flow').count(), 0);
       await page.getByRole('button', { name: /Thanks/ }).click();

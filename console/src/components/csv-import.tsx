@@ -8,7 +8,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../api/client.ts';
 import { formatInteger } from '../format.ts';
 import { ErrorMessage, Field } from './ui.tsx';
-import { upload, uploadLabel, type UploadStage } from './upload.ts';
+import { UploadProgress } from './upload-progress.tsx';
+import { upload, type UploadStage } from './upload.ts';
 import './lists.css';
 
 /** The import's answer (README, "The API": bulk imports). */
@@ -86,16 +87,7 @@ export function CsvImport({
           </button>
         </div>
       </form>
-      {stage && (
-        <div className="upload-progress">
-          <progress
-            aria-label="Import progress"
-            max={stage.stage === 'sending' && stage.total ? stage.total : undefined}
-            value={stage.stage === 'sending' && stage.total ? stage.sent : undefined}
-          />
-          <span role="status">{uploadLabel(stage)}</span>
-        </div>
-      )}
+      <UploadProgress stage={stage} label="Import progress" />
       {error && !fileErrors ? <ErrorMessage error={error} /> : null}
       {result && <ImportResult result={result} what={what} />}
     </section>

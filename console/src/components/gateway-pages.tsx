@@ -4,13 +4,14 @@
  * driver's settings. Anyone else reads only the names the API shows them (contract §3).
  */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Route, Routes, useNavigate, useParams, useSearchParams } from 'react-router';
-import { ApiError, get, listPath, patch, post, recordPath, type Page } from '../api/client.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
+import { ApiError, get, listPath, patch, post, recordPath } from '../api/client.ts';
 import { useUser } from '../api/session.tsx';
 import { GatewayStatus, type Gateway } from '../api/admin-types.ts';
 import { parseSettingsJson, SimulatorSettings, simulatorSettings, simulatorValues } from './gateway-settings.tsx';
-import { EmptyState, ErrorMessage, Field, Loading, Pager, Time } from './ui.tsx';
+import { PagedResults, ResultsTable, useUrlPagedList } from './paged-list.tsx';
+import { EmptyState, ErrorMessage, Field, Loading, Time } from './ui.tsx';
 import './admin.css';
 
 export interface GatewayKind {
@@ -26,7 +27,6 @@ export interface GatewayKind {
   what: string;
 }
 
-const PAGE_SIZE = 20;
 const VOICE_FIELDS: [keyof Gateway & string, string, string][] = [
   ['gateways', 'Dial-string prefix', 'e.g. sofia/gateway/carrier/ (FreeSWITCH).'],
   ['addprefix', 'Add prefix', 'Put before every number dialled.'],
@@ -37,13 +37,7 @@ const VOICE_FIELDS: [keyof Gateway & string, string, string][] = [
 
 function List({ k }: { k: GatewayKind }) {
   const { is_admin } = useUser();
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
-  const list = useQuery({
-    queryKey: [k.resource, 'page', page],
-    queryFn: () => get<Page<Gateway>>(listPath(k.resource, { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<Gateway>(k.resource);
   return (
     <>
       <div className="page-head">
@@ -55,27 +49,27 @@ function List({ k }: { k: GatewayKind }) {
         )}
       </div>
       <p className="muted">{k.what}</p>
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title={`No ${k.noun} yet`}>
-          {is_admin ? (
-            <p>
-              Campaigns need one to reach anyone. <Link to={`${k.path}/new`}>Create the first {k.noun}</Link>; the simulator needs no carrier.
-            </p>
-          ) : (
-            <p>Only an administrator can add one: ask yours.</p>
-          )}
-        </EmptyState>
-      ) : (
-        <>
-          {!is_admin && <p className="muted">Administrators configure gateways; you can pick any of these in your campaigns.</p>}
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">{k.title}</caption>
-              <thead>
-                <tr>
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title={`No ${k.noun} yet`}>
+            {is_admin ? (
+              <p>
+                Campaigns need one to reach anyone. <Link to={`${k.path}/new`}>Create the first {k.noun}</Link>; the simulator needs no carrier.
+              </p>
+            ) : (
+              <p>Only an administrator can add one: ask yours.</p>
+            )}
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <>
+            {!is_admin && <p className="muted">Administrators configure gateways; you can pick any of these in your campaigns.</p>}
+            <ResultsTable
+              caption={k.title}
+              head={
+                <>
                   <th scope="col">Name</th>
                   {is_admin && (
                     <>
@@ -84,33 +78,31 @@ function List({ k }: { k: GatewayKind }) {
                       <th scope="col">Updated</th>
                     </>
                   )}
+                </>
+              }
+            >
+              {rows.map((g) => (
+                <tr key={g.id}>
+                  <td>{is_admin ? <Link to={`${k.path}/${g.id}`}>{g.name}</Link> : g.name}</td>
+                  {is_admin && (
+                    <>
+                      <td>{g.driver}</td>
+                      <td>
+                        <span className={`status ${g.status === GatewayStatus.Active ? 'status-1' : 'status-3'}`}>
+                          {g.status === GatewayStatus.Active ? 'Active' : 'Inactive'}
+                        </span>
+                      </td>
+                      <td>
+                        <Time value={g.updated_date} />
+                      </td>
+                    </>
+                  )}
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((g) => (
-                  <tr key={g.id}>
-                    <td>{is_admin ? <Link to={`${k.path}/${g.id}`}>{g.name}</Link> : g.name}</td>
-                    {is_admin && (
-                      <>
-                        <td>{g.driver}</td>
-                        <td>
-                          <span className={`status ${g.status === GatewayStatus.Active ? 'status-1' : 'status-3'}`}>
-                            {g.status === GatewayStatus.Active ? 'Active' : 'Inactive'}
-                          </span>
-                        </td>
-                        <td>
-                          <Time value={g.updated_date} />
-                        </td>
-                      </>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
-        </>
-      )}
+              ))}
+            </ResultsTable>
+          </>
+        )}
+      </PagedResults>
     </>
   );
 }

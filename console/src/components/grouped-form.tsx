@@ -1,8 +1,8 @@
 /**
- * A record's form made from a description of its fields in groups (the shape of the voice
- * campaign form, for any resource): every input labelled, the API's message beside the field it
+ * A record's form made from a description of its fields in groups (the voice and the SMS
+ * campaign forms): every input labelled, the API's message beside the field it
  * names (hidden once that field is edited), messages for unknown fields in the banner.
- * Used by the SMS campaign form; values are strings, booleans or lists of links.
+ * Values are strings, booleans or lists of links.
  */
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, idOf } from '../api/client.ts';
@@ -175,11 +175,23 @@ function Input({ field, value, set, errors }: { field: FormField; value: FormVal
   );
 }
 
-function Weekdays({ fields, values, set, errors }: { fields: FormField[]; values: FormValues; set: (name: string, v: boolean) => void; errors: Record<string, string[]> }) {
+function Weekdays({
+  legend,
+  fields,
+  values,
+  set,
+  errors,
+}: {
+  legend: string;
+  fields: FormField[];
+  values: FormValues;
+  set: (name: string, v: boolean) => void;
+  errors: Record<string, string[]>;
+}) {
   const messages = fields.flatMap((f) => errors[f.name] ?? []);
   return (
     <fieldset className={`checklist${messages.length ? ' field-invalid' : ''}`}>
-      <legend>Sending days</legend>
+      <legend>{legend}</legend>
       {fields.map((f) => (
         <label key={f.name} className="check">
           <input type="checkbox" name={f.name} checked={values[f.name] as boolean} onChange={(e) => set(f.name, e.target.checked)} />
@@ -193,11 +205,13 @@ function Weekdays({ fields, values, set, errors }: { fields: FormField[]; values
 
 /**
  * The form: `values` is owned here, `onSubmit` gets them; `error` is the save's error (its
- * field messages go beside the fields). `title`, `noun` ("campaign") and `actions` frame it.
+ * field messages go beside the fields). `title`, `noun` ("campaign") and `actions` frame it;
+ * `daysLegend` names the row of weekday checkboxes.
  */
 export function GroupedForm({
   title,
   noun,
+  daysLegend = 'Sending days',
   groups,
   initial,
   error,
@@ -206,6 +220,7 @@ export function GroupedForm({
 }: {
   title: string;
   noun: string;
+  daysLegend?: string;
   groups: FormGroup[];
   initial: FormValues;
   error: unknown;
@@ -248,7 +263,7 @@ export function GroupedForm({
           <div className="group-fields">
             {g.fields.map((f) =>
               isWeekday(f) ? (
-                f.name === WEEKDAYS[0] && <Weekdays key="days" fields={g.fields.filter(isWeekday)} values={values} set={set} errors={errors} />
+                f.name === WEEKDAYS[0] && <Weekdays key="days" legend={daysLegend} fields={g.fields.filter(isWeekday)} values={values} set={set} errors={errors} />
               ) : (
                 <Input key={f.name} field={f} value={values[f.name] ?? ''} set={(v) => set(f.name, v)} errors={errors[f.name]} />
               ),

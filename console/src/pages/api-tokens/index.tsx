@@ -3,17 +3,15 @@
  * revoking one (after a confirmation) refuses it at once.
  */
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
-import { ApiError, del, get, listPath, post, recordPath, type Page } from '../../api/client.ts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { ApiError, del, listPath, post, recordPath } from '../../api/client.ts';
 import type { ApiToken } from '../../api/admin-types.ts';
 import { useUser } from '../../api/session.tsx';
 import { SecretBox } from '../../components/secret-box.tsx';
-import { ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { ActionsHead, PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
+import { ConfirmDialog, EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
 import { useUsernames } from '../webhooks/owners.ts';
 import '../../components/admin.css';
-
-const PAGE_SIZE = 20;
 
 function NewToken({ onKey }: { onKey: (key: string) => void }) {
   const me = useUser();
@@ -63,16 +61,10 @@ function NewToken({ onKey }: { onKey: (key: string) => void }) {
 
 export default function ApiTokens() {
   const me = useUser();
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
   const [key, setKey] = useState<string | undefined>();
   const [revoking, setRevoking] = useState<ApiToken | undefined>();
   const client = useQueryClient();
-  const list = useQuery({
-    queryKey: ['tokens', 'page', page],
-    queryFn: () => get<Page<ApiToken>>(listPath('tokens', { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<ApiToken>('tokens');
   const revoke = useMutation({
     mutationFn: (t: ApiToken) => del(recordPath('tokens', t.id)),
     onSettled: () => client.invalidateQueries({ queryKey: ['tokens'] }),
@@ -86,50 +78,44 @@ export default function ApiTokens() {
         A program calls the API with <code>Authorization: Token &lt;key&gt;</code> instead of a password. Revoke a token you no longer use.
       </p>
       {key ? <SecretBox title="The new token's key" value={key} onDone={() => setKey(undefined)} /> : <NewToken onKey={setKey} />}
-      <ErrorMessage error={list.error} />
       <ErrorMessage error={revoke.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title="No token yet">
-          <p>Create one above for a script or an integration; its key is shown once.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">API tokens, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key starts with</th>
-                  {me.is_admin && <th scope="col">User</th>}
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((t) => (
-                  <tr key={t.id}>
-                    <td className="mono">{t.key_prefix}…</td>
-                    {me.is_admin && <td>{t.username}</td>}
-                    <td>
-                      <Time value={t.created_date} />
-                    </td>
-                    <td>
-                      <button type="button" className="danger" onClick={() => setRevoking(t)} aria-label={`Revoke the token ${t.key_prefix}…`}>
-                        Revoke…
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
-        </>
-      )}
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title="No token yet">
+            <p>Create one above for a script or an integration; its key is shown once.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            caption={`API tokens, page ${list.page}`}
+            head={
+              <>
+                <th scope="col">Key starts with</th>
+                {me.is_admin && <th scope="col">User</th>}
+                <th scope="col">Created</th>
+                <ActionsHead />
+              </>
+            }
+          >
+            {rows.map((t) => (
+              <tr key={t.id}>
+                <td className="mono">{t.key_prefix}…</td>
+                {me.is_admin && <td>{t.username}</td>}
+                <td>
+                  <Time value={t.created_date} />
+                </td>
+                <td>
+                  <button type="button" className="danger" onClick={() => setRevoking(t)} aria-label={`Revoke the token ${t.key_prefix}…`}>
+                    Revoke…
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
       <ConfirmDialog
         open={revoking !== undefined}
         title={`Revoke the token ${revoking?.key_prefix ?? ''}…?`}

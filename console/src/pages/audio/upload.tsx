@@ -3,7 +3,8 @@ import { useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, listPath } from '../../api/client.ts';
 import { ErrorMessage, Field } from '../../components/ui.tsx';
-import { upload, uploadLabel, type UploadStage } from '../../components/upload.ts';
+import { UploadProgress } from '../../components/upload-progress.tsx';
+import { upload, type UploadStage } from '../../components/upload.ts';
 
 export function AudioUpload() {
   const client = useQueryClient();
@@ -83,16 +84,7 @@ export function AudioUpload() {
           </button>
         </div>
       </form>
-      {stage && (
-        <div className="upload-progress">
-          <progress
-            aria-label="Upload progress"
-            max={stage.stage === 'sending' && stage.total ? stage.total : undefined}
-            value={stage.stage === 'sending' && stage.total ? stage.sent : undefined}
-          />
-          <span role="status">{uploadLabel(stage)}</span>
-        </div>
-      )}
+      <UploadProgress stage={stage} label="Upload progress" />
       {done && <p role="status">{done}</p>}
       {Object.keys(fields).length ? null : <ErrorMessage error={error} />}
     </section>

@@ -1,9 +1,9 @@
 /** A campaign's call records: filters, a page at a time, and the same selection as a CSV download. */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { get, listPath, type Page } from '../../api/client.ts';
+import { listPath } from '../../api/client.ts';
 import type { Cdr } from '../../api/types.ts';
-import { ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
+import { Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney, formatSeconds, fromLocalInput } from '../../format.ts';
 
 const PAGE_SIZE = 25;
@@ -31,17 +31,12 @@ function query(campaignId: number, f: Filters) {
 export function CampaignCdrs({ campaignId }: { campaignId: number }) {
   const [draft, setDraft] = useState<Filters>(none);
   const [filters, setFilters] = useState<Filters>(none);
-  const [page, setPage] = useState(1);
   const q = query(campaignId, filters);
-  const cdrs = useQuery({
-    queryKey: ['cdr', 'campaign', campaignId, filters, page],
-    queryFn: () => get<Page<Cdr>>(listPath('cdr', { ...q, page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const cdrs = usePagedQuery<Cdr>(['cdr', 'campaign', campaignId, filters], (page, page_size) => listPath('cdr', { ...q, page, page_size }), { pageSize: PAGE_SIZE });
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setFilters(draft);
-    setPage(1);
+    cdrs.onPage(1);
   };
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
 
@@ -69,49 +64,39 @@ export function CampaignCdrs({ campaignId }: { campaignId: number }) {
         <Field label="Started until">{(p) => <input {...p} type="datetime-local" value={draft.to} onChange={set('to')} />}</Field>
         <button type="submit">Filter</button>
       </form>
-      <ErrorMessage error={cdrs.error} />
-      {cdrs.isPending ? (
-        <Loading />
-      ) : cdrs.data?.count === 0 ? (
-        <p className="muted">No call matches{filters === none ? ' yet: calls appear here as they end' : ' these filters'}.</p>
-      ) : (
-        cdrs.data && (
-          <>
-            <div className="table-wrap">
-              <table className="cdrs">
-                <caption className="sr-only">Calls of this campaign</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Number</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Billed</th>
-                    <th scope="col">Cost</th>
-                    <th scope="col">Machine detection</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {cdrs.data.results.map((c) => (
-                    <tr key={c.url}>
-                      <td>
-                        <Time value={c.starting_date} />
-                      </td>
-                      <td>{c.phone_number}</td>
-                      <td>{c.disposition}</td>
-                      <td className="num">{formatSeconds(c.duration)}</td>
-                      <td className="num">{formatSeconds(c.billed_duration)}</td>
-                      <td className="num">{formatMoney(c.call_cost)}</td>
-                      <td>{AMD[c.amd_status] ?? formatInteger(c.amd_status)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={page} count={cdrs.data.count} pageSize={PAGE_SIZE} onPage={setPage} />
-          </>
-        )
-      )}
+      <PagedResults list={cdrs} empty={<p className="muted">No call matches{filters === none ? ' yet: calls appear here as they end' : ' these filters'}.</p>}>
+        {(rows) => (
+          <ResultsTable
+            className="cdrs"
+            caption="Calls of this campaign"
+            head={
+              <>
+                <th scope="col">Started</th>
+                <th scope="col">Number</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Billed</th>
+                <th scope="col">Cost</th>
+                <th scope="col">Machine detection</th>
+              </>
+            }
+          >
+            {rows.map((c) => (
+              <tr key={c.url}>
+                <td>
+                  <Time value={c.starting_date} />
+                </td>
+                <td>{c.phone_number}</td>
+                <td>{c.disposition}</td>
+                <td className="num">{formatSeconds(c.duration)}</td>
+                <td className="num">{formatSeconds(c.billed_duration)}</td>
+                <td className="num">{formatMoney(c.call_cost)}</td>
+                <td>{AMD[c.amd_status] ?? formatInteger(c.amd_status)}</td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
     </section>
   );
 }

@@ -4,29 +4,12 @@
  * every value; its messages are shown next to the field they name.
  */
 import type { VoiceCampaign } from '../../api/types.ts';
-import { fromLocalInput, toLocalInput } from '../../format.ts';
+import { bodyOf, valuesOf, WEEKDAYS, type FormField, type FormValues } from '../../components/grouped-form.tsx';
 
-export type FieldKind =
-  | { type: 'text'; multiline?: boolean }
-  | { type: 'number'; min?: number; step?: string }
-  | { type: 'checkbox' }
-  | { type: 'datetime' }
-  | { type: 'time' }
-  | { type: 'select'; options: [string, string][] }
-  /** A link to another resource's record; `asId`: the API wants its id (object_id). */
-  | { type: 'link'; resource: string; optional?: boolean; asId?: boolean }
-  | { type: 'links'; resource: string };
+/** A field of the voice campaign form: its name is one of the record's. */
+type VoiceField = FormField & { name: keyof VoiceCampaign & string };
 
-export interface FormField {
-  name: keyof VoiceCampaign & string;
-  label: string;
-  hint?: string;
-  kind: FieldKind;
-}
-
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-
-export const GROUPS: { title: string; fields: FormField[] }[] = [
+export const GROUPS: { title: string; fields: VoiceField[] }[] = [
   {
     title: 'Who',
     fields: [
@@ -60,7 +43,7 @@ export const GROUPS: { title: string; fields: FormField[] }[] = [
       { name: 'expirationdate', label: 'Expires', hint: 'It ends by itself then.', kind: { type: 'datetime' } },
       { name: 'daily_start_time', label: 'Daily from', kind: { type: 'time' } },
       { name: 'daily_stop_time', label: 'Daily until', hint: 'A window may cross midnight.', kind: { type: 'time' } },
-      ...WEEKDAYS.map((d): FormField => ({ name: d, label: d.charAt(0).toUpperCase() + d.slice(1, 3), kind: { type: 'checkbox' } })),
+      ...WEEKDAYS.map((d): VoiceField => ({ name: d, label: d.charAt(0).toUpperCase() + d.slice(1, 3), kind: { type: 'checkbox' } })),
       {
         name: 'timezone_dialing',
         label: 'Read the hours in each contact’s own time zone',
@@ -123,69 +106,30 @@ export const GROUPS: { title: string; fields: FormField[] }[] = [
   },
 ];
 
-export type FormValues = Record<string, string | boolean | string[]>;
+/** A new campaign's values (contract §5's defaults); what is not here starts empty, the weekdays checked. */
+const DEFAULTS: FormValues = {
+  frequency: '10',
+  dial_method: '1',
+  max_aleg: '0',
+  agent_dial_rate: '1',
+  max_xfer: '0',
+  calltimeout: '45',
+  callmaxduration: '1800',
+  maxretry: '0',
+  intervalretry: '300',
+  completion_maxretry: '0',
+  completion_intervalretry: '900',
+  amd_behavior: '1',
+  daily_start_time: '00:00:00',
+  daily_stop_time: '23:59:59',
+};
 
-/** Form values for a new campaign (contract §5's defaults) or an existing one. */
+/** Form values for a new campaign or an existing one (the survey is an id in the record; the pickers hold it as text). */
 export function initialValues(c?: VoiceCampaign): FormValues {
-  const v: FormValues = {};
-  for (const { fields } of GROUPS) {
-    for (const f of fields) {
-      const raw = c?.[f.name];
-      switch (f.kind.type) {
-        case 'checkbox':
-          v[f.name] = c ? Boolean(raw) : WEEKDAYS.includes(f.name as (typeof WEEKDAYS)[number]);
-          break;
-        case 'links':
-          v[f.name] = c ? [...(raw as string[])] : [];
-          break;
-        case 'datetime':
-          v[f.name] = toLocalInput(raw as string | null);
-          break;
-        case 'link':
-          // The survey is an id in the record; the pickers hold links.
-          v[f.name] = raw == null ? '' : f.kind.asId ? String(raw) : String(raw);
-          break;
-        default:
-          v[f.name] = raw == null ? '' : String(raw);
-      }
-    }
-  }
-  if (!c) {
-    Object.assign(v, { frequency: '10', dial_method: '1', max_aleg: '0', agent_dial_rate: '1', max_xfer: '0', calltimeout: '45', callmaxduration: '1800' });
-    Object.assign(v, { maxretry: '0', intervalretry: '300', completion_maxretry: '0', completion_intervalretry: '900', amd_behavior: '1', daily_start_time: '00:00:00', daily_stop_time: '23:59:59' });
-  }
-  return v;
+  return valuesOf(GROUPS, c as unknown as Record<string, unknown> | undefined, DEFAULTS);
 }
 
-/** The request body: every field for a new campaign, only the changed ones for an update. */
+/** The request body: every field (left-empty dates: the API's defaults) for a new campaign, only the changed ones for an update. */
 export function requestBody(values: FormValues, initial: FormValues, isNew: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const { fields } of GROUPS) {
-    for (const f of fields) {
-      const value = values[f.name];
-      if (!isNew && JSON.stringify(value) === JSON.stringify(initial[f.name])) continue;
-      switch (f.kind.type) {
-        case 'datetime': {
-          // Left empty on a new campaign: the API's default (now, and a day later).
-          const iso = fromLocalInput(value as string);
-          if (iso) body[f.name] = iso;
-          else if (!isNew) body[f.name] = null;
-          break;
-        }
-        case 'time':
-          if (value) body[f.name] = /^\d\d:\d\d$/.test(value as string) ? `${value}:00` : value;
-          break;
-        case 'link':
-          if (value !== '' || !isNew) body[f.name] = value === '' ? (f.kind.optional ? '' : null) : value;
-          break;
-        case 'number':
-        case 'select':
-          if (value !== '') body[f.name] = value;
-          break;
-        default:
-          body[f.name] = value;
-      }
-    }
-  }
-  return body;
+  return bodyOf(GROUPS, values, initial, isNew);
 }

@@ -1,14 +1,16 @@
 /** One DNC list: rename, global or not, delete; its numbers (add, remove); CSV import and export. */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError, del, get, listPath, patch, post, recordPath, type Page } from '../../api/client.ts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useParams } from 'react-router';
+import { ApiError, del, get, listPath, patch, post, recordPath } from '../../api/client.ts';
 import { CsvImport } from '../../components/csv-import.tsx';
-import { ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { ActionsHead, PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
+import { fieldErrors, FormSection, RecordHead, RecordMissing, RenameExportDelete, useDeleteRecord } from '../../components/record-page.tsx';
+import { ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import { useNumberCount, type DncList, type DncNumber } from './types.ts';
 
-const PAGE_SIZE = 20;
+const BACK = { to: '/dnc-lists', label: 'DNC lists' };
 
 function EditList({ list, onDone }: { list: DncList; onDone: () => void }) {
   const client = useQueryClient();
@@ -21,33 +23,17 @@ function EditList({ list, onDone }: { list: DncList; onDone: () => void }) {
       onDone();
     },
   });
-  const fields = save.error instanceof ApiError ? save.error.fields : {};
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
+  const fields = fieldErrors(save.error);
   return (
-    <section className="inline-form" aria-labelledby="edit-dnc">
-      <h2 id="edit-dnc">Rename</h2>
-      <form onSubmit={submit}>
-        <Field label="Name" errors={fields.name}>
-          {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
-          Global: applies to every campaign of its owner
-        </label>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            Save
-          </button>
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
-      </form>
-      {Object.keys(fields).length ? null : <ErrorMessage error={save.error} />}
-    </section>
+    <FormSection id="edit-dnc" title="Rename" submitLabel="Save" pending={save.isPending} error={save.error} onSubmit={() => save.mutate()} onCancel={onDone}>
+      <Field label="Name" errors={fields.name}>
+        {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
+        Global: applies to every campaign of its owner
+      </label>
+    </FormSection>
   );
 }
 
@@ -101,106 +87,67 @@ function RemoveNumber({ number }: { number: DncNumber }) {
 }
 
 function Numbers({ list }: { list: DncList }) {
-  const [page, setPage] = useState(1);
-  const numbers = useQuery({
-    queryKey: ['dnc-contact', { dnc_id: list.id }, 'page', page],
-    queryFn: () => get<Page<DncNumber>>(listPath('dnc-contact', { dnc_id: list.id, page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const numbers = usePagedQuery<DncNumber>(['dnc-contact', { dnc_id: list.id }, 'page'], (page, page_size) =>
+    listPath('dnc-contact', { dnc_id: list.id, page, page_size }),
+  );
   return (
     <section aria-labelledby="numbers-title">
       <h2 id="numbers-title">Numbers</h2>
-      <ErrorMessage error={numbers.error} />
-      {numbers.isPending ? (
-        <Loading />
-      ) : !numbers.data || numbers.data.count === 0 ? (
-        <EmptyState title="No number on this list yet">
-          <p>Add the numbers that must not be called below, or import a CSV file of them.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="stack">
-              <caption className="sr-only">Numbers, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {numbers.data.results.map((n) => (
-                  <tr key={n.id}>
-                    <td>{n.phone_number}</td>
-                    <td>
-                      <Time value={n.created_date} />
-                    </td>
-                    <td>
-                      <div className="row-actions">
-                        <RemoveNumber number={n} />
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={numbers.data.count} pageSize={PAGE_SIZE} onPage={setPage} />
-        </>
-      )}
+      <PagedResults
+        list={numbers}
+        empty={
+          <EmptyState title="No number on this list yet">
+            <p>Add the numbers that must not be called below, or import a CSV file of them.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            className="stack"
+            caption={`Numbers, page ${numbers.page}`}
+            head={
+              <>
+                <th scope="col">Number</th>
+                <th scope="col">Added</th>
+                <ActionsHead />
+              </>
+            }
+          >
+            {rows.map((n) => (
+              <tr key={n.id}>
+                <td>{n.phone_number}</td>
+                <td>
+                  <Time value={n.created_date} />
+                </td>
+                <td>
+                  <div className="row-actions">
+                    <RemoveNumber number={n} />
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
     </section>
   );
 }
 
 export function DncListPage() {
   const id = Number(useParams().id);
-  const client = useQueryClient();
-  const navigate = useNavigate();
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const list = useQuery({ queryKey: ['dnc-list', id], queryFn: () => get<DncList>(recordPath('dnc-list', id)) });
   const count = useNumberCount(id);
-  const remove = useMutation({
-    mutationFn: () => del(recordPath('dnc-list', id)),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['dnc-list'] });
-      void client.invalidateQueries({ queryKey: ['dnc-contact'] });
-      navigate('/dnc-lists');
-    },
-    onSettled: () => setConfirming(false),
-  });
+  const remove = useDeleteRecord('dnc-list', id, ['dnc-list', 'dnc-contact'], '/dnc-lists', () => setConfirming(false));
   if (list.isPending) return <Loading />;
-  if (!list.data) {
-    return (
-      <>
-        <p className="crumbs">
-          <Link to="/dnc-lists">DNC lists</Link>
-        </p>
-        <ErrorMessage error={list.error instanceof ApiError && list.error.status === 404 ? new Error('There is no such DNC list, or it is not yours.') : list.error} />
-      </>
-    );
-  }
+  if (!list.data) return <RecordMissing back={BACK} error={list.error} notFound="There is no such DNC list, or it is not yours." />;
   const l = list.data;
   return (
     <>
-      <p className="crumbs">
-        <Link to="/dnc-lists">DNC lists</Link> /
-      </p>
-      <div className="page-head">
-        <h1>{l.name}</h1>
-        <button type="button" onClick={() => setEditing(true)} disabled={editing}>
-          Rename
-        </button>
-        <a className="button" href={`${recordPath('dnc-list', id)}export/`} download>
-          Export CSV
-        </a>
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Delete
-        </button>
-      </div>
+      <RecordHead back={BACK} title={l.name}>
+        <RenameExportDelete renaming={editing} onRename={() => setEditing(true)} exportHref={`${recordPath('dnc-list', id)}export/`} onDelete={() => setConfirming(true)} />
+      </RecordHead>
       <p>
         {count.data === undefined ? '…' : `${formatInteger(count.data)} ${count.data === 1 ? 'number' : 'numbers'}`} ·{' '}
         {l.is_global ? 'Global: applies to every campaign of its owner' : 'Applies to the campaigns that choose it'}

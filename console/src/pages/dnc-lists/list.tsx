@@ -1,15 +1,15 @@
 /** The DNC lists, a page at a time, with their numbers counted; a form to add one; the number check. */
-import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, get, listPath, post, type Page } from '../../api/client.ts';
-import { EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { listPath, post } from '../../api/client.ts';
+import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
+import { fieldErrors, FormSection } from '../../components/record-page.tsx';
+import { EmptyState, Field, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import { BlockedCheck } from './check.tsx';
 import { useNumberCount, type DncList } from './types.ts';
 import '../../components/lists.css';
-
-const PAGE_SIZE = 20;
 
 function NumberCount({ id }: { id: number }) {
   const count = useNumberCount(id);
@@ -28,41 +28,22 @@ function NewList() {
       navigate(`/dnc-lists/${list.id}`);
     },
   });
-  const fields = create.error instanceof ApiError ? create.error.fields : {};
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
+  const fields = fieldErrors(create.error);
   return (
-    <section className="inline-form" aria-labelledby="new-dnc">
-      <h2 id="new-dnc">New DNC list</h2>
-      <form onSubmit={submit}>
-        <Field label="Name" errors={fields.name}>
-          {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <label className="check">
-          <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
-          Global: applies to every campaign of yours
-        </label>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create DNC list
-          </button>
-        </div>
-      </form>
-      {Object.keys(fields).length ? null : <ErrorMessage error={create.error} />}
-    </section>
+    <FormSection id="new-dnc" title="New DNC list" submitLabel="Create DNC list" pending={create.isPending} error={create.error} onSubmit={() => create.mutate()}>
+      <Field label="Name" errors={fields.name}>
+        {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={global} onChange={(e) => setGlobal(e.target.checked)} />
+        Global: applies to every campaign of yours
+      </label>
+    </FormSection>
   );
 }
 
 export function DncLists() {
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
-  const list = useQuery({
-    queryKey: ['dnc-list', 'page', page],
-    queryFn: () => get<Page<DncList>>(listPath('dnc-list', { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<DncList>('dnc-list');
   return (
     <>
       <div className="page-head">
@@ -72,47 +53,43 @@ export function DncLists() {
         Numbers on a do-not-call list are never called or messaged: a campaign checks its own list and every global list of its owner (and of
         administrators) before each call.
       </p>
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title="No DNC list yet">
-          <p>Create one below, then add the numbers that must not be called, one by one or from a CSV file.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">DNC lists, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Numbers</th>
-                  <th scope="col">Applies to</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((l) => (
-                  <tr key={l.id}>
-                    <td>
-                      <Link to={`/dnc-lists/${l.id}`}>{l.name}</Link>
-                    </td>
-                    <td className="num">
-                      <NumberCount id={l.id} />
-                    </td>
-                    <td>{l.is_global ? 'Every campaign (global)' : 'Campaigns that choose it'}</td>
-                    <td>
-                      <Time value={l.created_date} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
-        </>
-      )}
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title="No DNC list yet">
+            <p>Create one below, then add the numbers that must not be called, one by one or from a CSV file.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            caption={`DNC lists, page ${list.page}`}
+            head={
+              <>
+                <th scope="col">Name</th>
+                <th scope="col">Numbers</th>
+                <th scope="col">Applies to</th>
+                <th scope="col">Created</th>
+              </>
+            }
+          >
+            {rows.map((l) => (
+              <tr key={l.id}>
+                <td>
+                  <Link to={`/dnc-lists/${l.id}`}>{l.name}</Link>
+                </td>
+                <td className="num">
+                  <NumberCount id={l.id} />
+                </td>
+                <td>{l.is_global ? 'Every campaign (global)' : 'Campaigns that choose it'}</td>
+                <td>
+                  <Time value={l.created_date} />
+                </td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
       <BlockedCheck />
       <NewList />
     </>

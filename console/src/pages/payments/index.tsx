@@ -3,15 +3,14 @@
  * in the same transaction) and the payments made, newest last as the API lists them.
  */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError, get, getAll, idOf, listPath, post, type Page } from '../../api/client.ts';
+import { ApiError, getAll, idOf, listPath, post } from '../../api/client.ts';
 import type { Account, Payment } from '../../api/admin-types.ts';
-import { EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
+import { EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
 import { formatMoney } from '../../format.ts';
 import '../../components/admin.css';
-
-const PAGE_SIZE = 20;
 
 function useAccounts() {
   return useQuery({ queryKey: ['accounts', 'all'], queryFn: () => getAll<Account>(listPath('accounts', { page_size: 1000 })) });
@@ -82,14 +81,9 @@ function AddPayment({ accounts, preselected }: { accounts: Account[]; preselecte
 }
 
 export default function Payments() {
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
+  const [search] = useSearchParams();
   const accounts = useAccounts();
-  const list = useQuery({
-    queryKey: ['payment', 'page', page],
-    queryFn: () => get<Page<Payment>>(listPath('payment', { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<Payment>('payment');
   const names = new Map((accounts.data ?? []).map((a) => [a.id, a.username]));
   return (
     <>
@@ -102,46 +96,42 @@ export default function Payments() {
       <ErrorMessage error={accounts.error} />
       {accounts.data && <AddPayment accounts={accounts.data} preselected={search.get('user') ?? ''} />}
       <h2>Payments made</h2>
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title="No payment yet">
-          <p>A payment raises a user’s balance, which calls and messages are charged to. Add one with the form above.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Payments, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Description</th>
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title="No payment yet">
+            <p>A payment raises a user’s balance, which calls and messages are charged to. Add one with the form above.</p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            caption={`Payments, page ${list.page}`}
+            head={
+              <>
+                <th scope="col">Date</th>
+                <th scope="col">User</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Description</th>
+              </>
+            }
+          >
+            {rows.map((p, i) => {
+              const id = idOf(p.user);
+              return (
+                <tr key={`${p.created_date}-${i}`}>
+                  <td>
+                    <Time value={p.created_date} />
+                  </td>
+                  <td>{id ? <Link to={`/users/${id}`}>{names.get(id) ?? `User ${id}`}</Link> : p.user}</td>
+                  <td className="num">{formatMoney(p.amount)}</td>
+                  <td className="wrap">{p.description || '–'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((p, i) => {
-                  const id = idOf(p.user);
-                  return (
-                    <tr key={`${p.created_date}-${i}`}>
-                      <td>
-                        <Time value={p.created_date} />
-                      </td>
-                      <td>{id ? <Link to={`/users/${id}`}>{names.get(id) ?? `User ${id}`}</Link> : p.user}</td>
-                      <td className="num">{formatMoney(p.amount)}</td>
-                      <td className="wrap">{p.description || '–'}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(n) => setSearch({ page: String(n) })} />
-        </>
-      )}
+              );
+            })}
+          </ResultsTable>
+        )}
+      </PagedResults>
     </>
   );
 }

@@ -6,13 +6,13 @@
  * digits (as the dialer compares numbers), names by any part, ignoring case.
  */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, get, listPath, patch, post, recordPath, type Page } from '../../api/client.ts';
-import { EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { ActionsHead, PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
+import { EmptyState, ErrorMessage, Field, Loading, Time } from '../../components/ui.tsx';
 import { formatInteger } from '../../format.ts';
 import type { Contact, Phonebook } from './types.ts';
 
-const PAGE_SIZE = 20;
 const SEARCH_MAX = 20_000;
 
 const digits = (s: string) => s.replace(/\D/g, '');
@@ -115,56 +115,50 @@ function StatusToggle({ contact }: { contact: Contact }) {
 
 function ContactTable({ contacts, caption, onEdit }: { contacts: Contact[]; caption: string; onEdit: (c: Contact) => void }) {
   return (
-    <div className="table-wrap">
-      <table className="stack">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Number</th>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Added</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {contacts.map((c) => (
-            <tr key={c.id} className={c.status === 1 ? undefined : 'inactive'}>
-              <td>{c.contact}</td>
-              <td>{c.full_name}</td>
-              <td>{c.status === 1 ? 'Active' : 'Inactive (not called)'}</td>
-              <td>
-                <Time value={c.created_date} />
-              </td>
-              <td>
-                <div className="row-actions">
-                  <button type="button" onClick={() => onEdit(c)} aria-label={`Edit ${c.contact}`}>
-                    Edit
-                  </button>
-                  <StatusToggle contact={c} />
-                </div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ResultsTable
+      className="stack"
+      caption={caption}
+      head={
+        <>
+          <th scope="col">Number</th>
+          <th scope="col">Name</th>
+          <th scope="col">Status</th>
+          <th scope="col">Added</th>
+          <ActionsHead />
+        </>
+      }
+    >
+      {contacts.map((c) => (
+        <tr key={c.id} className={c.status === 1 ? undefined : 'inactive'}>
+          <td>{c.contact}</td>
+          <td>{c.full_name}</td>
+          <td>{c.status === 1 ? 'Active' : 'Inactive (not called)'}</td>
+          <td>
+            <Time value={c.created_date} />
+          </td>
+          <td>
+            <div className="row-actions">
+              <button type="button" onClick={() => onEdit(c)} aria-label={`Edit ${c.contact}`}>
+                Edit
+              </button>
+              <StatusToggle contact={c} />
+            </div>
+          </td>
+        </tr>
+      ))}
+    </ResultsTable>
   );
 }
 
 export function Contacts({ phonebook }: { phonebook: Phonebook }) {
-  const [page, setPage] = useState(1);
   const [draft, setDraft] = useState('');
   const [term, setTerm] = useState('');
   const [editing, setEditing] = useState<Contact>();
-  const list = useQuery({
-    queryKey: ['contact', { phonebook_id: phonebook.id }, 'page', page],
-    queryFn: () => get<Page<Contact>>(listPath('contact', { phonebook_id: phonebook.id, page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-    enabled: !term,
-  });
+  const list = usePagedQuery<Contact>(
+    ['contact', { phonebook_id: phonebook.id }, 'page'],
+    (page, page_size) => listPath('contact', { phonebook_id: phonebook.id, page, page_size }),
+    { enabled: !term },
+  );
   const all = useQuery({
     queryKey: ['contact', { phonebook_id: phonebook.id }, 'all'],
     queryFn: () => readForSearch(phonebook.id),
@@ -219,21 +213,16 @@ export function Contacts({ phonebook }: { phonebook: Phonebook }) {
           )}
         </>
       ) : (
-        <>
-          <ErrorMessage error={list.error} />
-          {list.isPending ? (
-            <Loading />
-          ) : !list.data || list.data.count === 0 ? (
+        <PagedResults
+          list={list}
+          empty={
             <EmptyState title="No contact in this phonebook yet">
               <p>Add a number below, or import a CSV file with a “contact” column.</p>
             </EmptyState>
-          ) : (
-            <>
-              <ContactTable contacts={list.data.results} caption={`Contacts, page ${page}`} onEdit={setEditing} />
-              <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={setPage} />
-            </>
-          )}
-        </>
+          }
+        >
+          {(rows) => <ContactTable contacts={rows} caption={`Contacts, page ${list.page}`} onEdit={setEditing} />}
+        </PagedResults>
       )}
       <ContactForm phonebook={phonebook} onDone={() => undefined} />
     </section>

@@ -1,9 +1,9 @@
 /** An SMS campaign's messages (/rest-api/sms-message/?sms_campaign_id=), filtered by status and number, a page at a time. */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { get, listPath, type Page } from '../../api/client.ts';
+import { listPath } from '../../api/client.ts';
 import type { SmsMessage } from '../../api/admin-types.ts';
-import { ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
+import { Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney } from '../../format.ts';
 
 const PAGE_SIZE = 25;
@@ -18,19 +18,15 @@ const STATUS_WORDS = Object.fromEntries(STATUSES.map(([k, v]) => [k, k === 'sent
 export function SmsMessages({ campaignId }: { campaignId: number }) {
   const [draft, setDraft] = useState({ status: '', recipient_number: '' });
   const [filters, setFilters] = useState(draft);
-  const [page, setPage] = useState(1);
-  const messages = useQuery({
-    queryKey: ['sms-message', 'campaign', campaignId, filters, page],
-    queryFn: () =>
-      get<Page<SmsMessage>>(
-        listPath('sms-message', { sms_campaign_id: campaignId, status: filters.status, recipient_number: filters.recipient_number.trim(), page, page_size: PAGE_SIZE }),
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const messages = usePagedQuery<SmsMessage>(
+    ['sms-message', 'campaign', campaignId, filters],
+    (page, page_size) => listPath('sms-message', { sms_campaign_id: campaignId, status: filters.status, recipient_number: filters.recipient_number.trim(), page, page_size }),
+    { pageSize: PAGE_SIZE },
+  );
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setFilters(draft);
-    setPage(1);
+    messages.onPage(1);
   };
   const filtered = Boolean(filters.status || filters.recipient_number);
   return (
@@ -54,53 +50,42 @@ export function SmsMessages({ campaignId }: { campaignId: number }) {
         </Field>
         <button type="submit">Filter</button>
       </form>
-      <ErrorMessage error={messages.error} />
-      {messages.isPending ? (
-        <Loading />
-      ) : messages.data?.count === 0 ? (
-        <p className="muted">No message {filtered ? 'matches these filters' : 'yet: messages appear here as they are sent'}.</p>
-      ) : (
-        messages.data && (
-          <>
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">Messages of this campaign</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Recipient</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col" title="When the delivery report (delivered or failed) arrived">Report</th>
-                    <th scope="col">Parts</th>
-                    <th scope="col">Cost</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {messages.data.results.map((m) => (
-                    <tr key={m.id}>
-                      <td>{m.recipient_number}</td>
-                      <td>
-                        <span className={`msg msg-${m.status}`}>{STATUS_WORDS[m.status] ?? m.status}</span>
-                      </td>
-                      <td>
-                        <Time value={m.send_date} />
-                      </td>
-                      <td>
-                        <Time value={m.delivery_date} />
-                      </td>
-                      <td className="num">{formatInteger(m.parts)}</td>
-                      <td className="num">{formatMoney(m.cost)}</td>
-                      <td className="wrap">{m.error || '–'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={page} count={messages.data.count} pageSize={PAGE_SIZE} onPage={setPage} />
-          </>
-        )
-      )}
+      <PagedResults list={messages} empty={<p className="muted">No message {filtered ? 'matches these filters' : 'yet: messages appear here as they are sent'}.</p>}>
+        {(rows) => (
+          <ResultsTable
+            caption="Messages of this campaign"
+            head={
+              <>
+                <th scope="col">Recipient</th>
+                <th scope="col">Status</th>
+                <th scope="col">Sent</th>
+                <th scope="col" title="When the delivery report (delivered or failed) arrived">Report</th>
+                <th scope="col">Parts</th>
+                <th scope="col">Cost</th>
+                <th scope="col">Error</th>
+              </>
+            }
+          >
+            {rows.map((m) => (
+              <tr key={m.id}>
+                <td>{m.recipient_number}</td>
+                <td>
+                  <span className={`msg msg-${m.status}`}>{STATUS_WORDS[m.status] ?? m.status}</span>
+                </td>
+                <td>
+                  <Time value={m.send_date} />
+                </td>
+                <td>
+                  <Time value={m.delivery_date} />
+                </td>
+                <td className="num">{formatInteger(m.parts)}</td>
+                <td className="num">{formatMoney(m.cost)}</td>
+                <td className="wrap">{m.error || '–'}</td>
+              </tr>
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
     </section>
   );
 }

@@ -1,12 +1,11 @@
 /** The user's surveys a page at a time: create one by name, rename, delete (with the API's answer when it refuses). */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, del, get, listPath, patch, post, recordPath, type Page } from '../../api/client.ts';
-import { ConfirmDialog, EmptyState, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { ApiError, del, listPath, patch, post, recordPath } from '../../api/client.ts';
+import { ActionsHead, PagedResults, ResultsTable, useUrlPagedList } from '../../components/paged-list.tsx';
+import { ConfirmDialog, EmptyState, ErrorMessage, Field, Time } from '../../components/ui.tsx';
 import type { Survey } from './types.ts';
-
-const PAGE_SIZE = 20;
 
 function NewSurvey() {
   const [name, setName] = useState('');
@@ -114,53 +113,41 @@ function SurveyRow({ survey }: { survey: Survey }) {
 }
 
 export function SurveyList() {
-  const [search, setSearch] = useSearchParams();
-  const page = Number(search.get('page') ?? '1') || 1;
-  const list = useQuery({
-    queryKey: ['survey-template', 'page', page],
-    queryFn: () => get<Page<Survey>>(listPath('survey-template', { page, page_size: PAGE_SIZE })),
-    placeholderData: keepPreviousData,
-  });
+  const list = useUrlPagedList<Survey>('survey-template');
   return (
     <>
       <div className="page-head">
         <h1>Surveys</h1>
       </div>
       <NewSurvey />
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : !list.data || list.data.count === 0 ? (
-        <EmptyState title="No survey yet">
-          <p>
-            A survey is what a campaign plays to the people it calls: messages, questions whose answers pick the next section, transfers. Name your first
-            one above, then add its sections in the editor.
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Surveys, page {page}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.results.map((s) => (
-                  <SurveyRow key={s.id} survey={s} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={page} count={list.data.count} pageSize={PAGE_SIZE} onPage={(p) => setSearch({ page: String(p) })} />
-        </>
-      )}
+      <PagedResults
+        list={list}
+        empty={
+          <EmptyState title="No survey yet">
+            <p>
+              A survey is what a campaign plays to the people it calls: messages, questions whose answers pick the next section, transfers. Name your first
+              one above, then add its sections in the editor.
+            </p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ResultsTable
+            caption={`Surveys, page ${list.page}`}
+            head={
+              <>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <ActionsHead />
+              </>
+            }
+          >
+            {rows.map((s) => (
+              <SurveyRow key={s.id} survey={s} />
+            ))}
+          </ResultsTable>
+        )}
+      </PagedResults>
     </>
   );
 }

@@ -1,5 +1,5 @@
 /** Users, their API tokens, payments (contract §3), failed logins, idempotency keys and browser sessions. */
-import { boolean, index, integer, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 
 export const users = pgTable('users', {
@@ -17,6 +17,10 @@ export const users = pgTable('users', {
   sms_rate: numeric('sms_rate', { precision: 12, scale: 5 }).notNull().default('0'),
   /** A balance falling below it writes a balance.low event; null: none (migration 0020). */
   balance_low_threshold: numeric('balance_low_threshold', { precision: 16, scale: 5 }),
+  /** Contact caps across the user's campaigns; null: off (migration 0025, src/campaign/contact-policy.ts). */
+  contact_caps: jsonb('contact_caps'),
+  /** Legal calling hours in each contact's local time; null: off (migration 0025). */
+  calling_hours: jsonb('calling_hours'),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { boolean, decimal, text } from '../../http/fields.ts';
 import { queueFields } from '../queue/queue.schema.ts';
+import { CallingHoursRecord, callingHoursField, ContactCapsRecord, contactCapsField } from './compliance.fields.ts';
 
 /**
  * An account's fields (issue 11 §2). The column limits are checked here; the account rules
@@ -18,6 +19,8 @@ export const accountFields = {
   call_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   balance_low_threshold: decimal({ places: 5, maxDigits: 16, nullable: true, description: 'a balance falling below it is a balance.low event; null: none' }),
+  contact_caps: contactCapsField,
+  calling_hours: callingHoursField,
 };
 
 export const AccountRecord = Type.Object({
@@ -35,6 +38,8 @@ export const AccountRecord = Type.Object({
   call_rate: Type.Number(),
   sms_rate: Type.Number(),
   balance_low_threshold: Type.Union([Type.Number(), Type.Null()]),
+  contact_caps: ContactCapsRecord,
+  calling_hours: CallingHoursRecord,
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

@@ -51,6 +51,8 @@ describe(`accounts (${dbLabel})`, () => {
       call_rate: 0.02,
       sms_rate: 0.01,
       balance_low_threshold: null,
+      contact_caps: null,
+      calling_hours: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);

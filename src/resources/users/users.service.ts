@@ -4,6 +4,7 @@
  * (/rest-api/accounts/, /rest-api/tokens/).
  */
 import type { Db } from '../../db/database.ts';
+import type { CallingHours, ContactCaps } from '../../campaign/contact-policy.ts';
 import { hashSecret, newToken, randomPassword } from '../../http/passwords.ts';
 import { userChanged } from '../../http/user-cache.ts';
 import {
@@ -30,6 +31,9 @@ export interface UserInput {
   call_rate?: string;
   sms_rate?: string;
   balance_low_threshold?: string | null;
+  /** Issue 16: contact caps and legal calling hours (src/campaign/contact-policy.ts); null: off. */
+  contact_caps?: ContactCaps | null;
+  calling_hours?: CallingHours | null;
   is_active?: boolean;
 }
 

@@ -38,7 +38,9 @@ function capsLateral(caps: ContactCaps, at: SQL, ownerId: number | undefined): S
       : sql`max(r.call_time) filter (where r.status = ${CallRequestStatus.Success} and not exists (select 1 from cdrs d
           where d.callrequest_id = r.id and d.leg_type = ${LegType.A} and d.amd_status = ${AmdStatus.Machine})) + ${days(caps.quiet_days)}`;
   const span = Math.max(caps.window_days ?? 1, caps.quiet_days ?? 1, 1);
-  const owner = ownerId === undefined ? sql`` : sql` and exists (select 1 from campaigns k where k.id = r.campaign_id and k.user_id = ${ownerId})`;
+  // A scalar subquery, not EXISTS: the planner would flatten EXISTS into a loop over every
+  // campaign of the owner (a bitmap scan each); this reads the number's few rows first.
+  const owner = ownerId === undefined ? sql`` : sql` and (select k.user_id from campaigns k where k.id = r.campaign_id) = ${ownerId}`;
   return sql`select ${nth(caps.attempts, caps.window_days === null ? days(1) : days(caps.window_days))} as a,
       ${nth(caps.daily, sql`interval '1 day'`)} as d, ${quiet} as q
     from callrequests r

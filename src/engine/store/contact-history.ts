@@ -74,6 +74,17 @@ export interface GatePolicy {
  * its wait_reason set; the others' wait_reason is cleared. One statement; returns the held ids.
  */
 export async function holdSubscribers(tx: Db, ids: number[], now: string, p: GatePolicy): Promise<number[]> {
+  const statement = holdSql(ids, now, p);
+  if (!statement) return [];
+  // Its cost estimate (a guess per number of the history) passes PostgreSQL's JIT thresholds:
+  // compiling it took 2.4 s a claim in bench:engine, for a statement that runs in ~20 ms.
+  await tx.execute(sql`set local jit = off`);
+  const rows = await queryRows<{ id: number }>(tx, statement);
+  return rows.map((r) => Number(r.id));
+}
+
+/** The statement of holdSubscribers (exported for EXPLAIN); undefined when no rule is on. */
+export function holdSql(ids: number[], now: string, p: GatePolicy): SQL | undefined {
   const at = sql`${now}::timestamptz`;
   const joins: SQL[] = [];
   const candidates: SQL[] = [];
@@ -83,10 +94,8 @@ export async function holdSubscribers(tx: Db, ids: number[], now: string, p: Gat
     for (const [col, reason] of [['a', 'attempts'], ['d', 'daily'], ['q', 'quiet']]) candidates.push(sql`(${sql.raw(`${alias}.${col}`)}, ${reason})`);
   }
   if (p.hours) candidates.push(sql`(${hoursUntil(p.hours, at, p.instanceZone)}, 'hours')`);
-  if (!candidates.length) return [];
-  const rows = await queryRows<{ id: number }>(
-    tx,
-    sql`with g as (
+  if (!candidates.length) return undefined;
+  return sql`with g as (
           select s.id, s.wait_reason as was, hold.until, hold.reason
           from subscribers s${sql.join(joins, sql``)}
           left join lateral (select v.until, v.reason from (values ${sql.join(candidates, sql`, `)}) v(until, reason)
@@ -97,9 +106,7 @@ export async function holdSubscribers(tx: Db, ids: number[], now: string, p: Gat
           from g where s.id = g.id and (g.until is not null or g.was is not null)
           returning s.id, g.until
         )
-        select id from changed where until is not null`,
-  );
-  return rows.map((r) => Number(r.id));
+        select id from changed where until is not null`;
 }
 
 /** The owner's own caps and hours (users.contact_caps, calling_hours). */

@@ -210,3 +210,17 @@ test(`turning the caps off releases the held subscribers at once (${dbLabel})`, 
   assert.equal((await subscriberRow(s.subscriberIds[0])).wait_reason, null);
   assert.equal(await pass(s), 1);
 });
+
+test(`an engine started without the instance's caps releases the subscribers they held (${dbLabel})`, async () => {
+  const s = await capped({ campaign: { maxretry: 5, intervalretry: 60 }, numbers: ['+12025550109'] });
+  const strict = engineWith(s, { contactCaps: { attempts: null, window_days: null, quiet_days: null, daily: 1 } });
+  assert.equal(await pass(strict), 1);
+  await s.clock.advance(60_000);
+  assert.equal(await pass(strict), 0);
+  assert.equal((await subscriberRow(s.subscriberIds[0])).wait_reason, 'daily');
+  await s.clock.advance(1000);
+  assert.equal(await pass(strict), 0, 'still held by the same engine');
+  const relaxed = engineWith(s, {});
+  assert.equal(await pass(relaxed), 1, 'not released by an engine without the cap');
+  assert.equal((await subscriberRow(s.subscriberIds[0])).wait_reason, null);
+});

@@ -109,7 +109,10 @@ export class Engine {
     const { db, clock } = this.ctx;
     await this.heartbeat();
     // The instance's caps and calling hours may have changed since the last run: look again at the held.
-    if (!this.releasedHeld) this.releasedHeld = (await releaseHeldSubscribers(db, clock.now().toISOString())) >= 0;
+    if (!this.releasedHeld) {
+      await releaseHeldSubscribers(db, clock.now().toISOString());
+      this.releasedHeld = true;
+    }
     await this.report.begin();
     if (clock.now().getTime() - this.lastRecovery > 10_000) await this.recover();
     const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });

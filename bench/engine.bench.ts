@@ -9,14 +9,15 @@
  * BENCH_DNC_SUBSCRIBERS campaigns, before and after loading it); and the pacing of a frequency
  * 600 campaign over BENCH_PACE_SECONDS (default 60) of real time, in 10-second windows. On
  * PGlite (one process: `serve --role all`): BENCH_PGLITE_SUBSCRIBERS (default 50,000), spool,
- * rate and RSS only. Targets: spool ≤ 10 s; ≥ 2,000 calls/s on PostgreSQL, ≥ 300/s on PGlite;
+ * rate and RSS only. BENCH_CAPS_SUBSCRIBERS (default 100,000; 0 skips): the cost of contact caps and
+ * calling hours, the same campaign with them off and on (issue 16). Targets: spool ≤ 10 s; ≥ 2,000 calls/s on PostgreSQL, ≥ 300/s on PGlite;
  * each pacing window within ±5 % of 100 starts; DNC slowdown ≤ 10 %; RSS flat, ≤ 300 MB.
  * BENCH_DB=postgres or pglite runs one; BENCH_PROFILE=<dir> writes the engine's CPU profile there.
  */
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
-import { campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep } from './campaign.ts';
+import { campaign, check, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep } from './campaign.ts';
 
 const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
 const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
@@ -24,6 +25,40 @@ const dncRows = Number(process.env.BENCH_DNC ?? 10_000_000);
 const dncSubscribers = Number(process.env.BENCH_DNC_SUBSCRIBERS ?? 200_000);
 const paceSeconds = Number(process.env.BENCH_PACE_SECONDS ?? 60);
 const eventsSubscribers = Number(process.env.BENCH_EVENTS_SUBSCRIBERS ?? 150_000);
+const capsSubscribers = Number(process.env.BENCH_CAPS_SUBSCRIBERS ?? 100_000);
+
+/**
+ * The cost of contact caps and legal calling hours (issue 16: ≤ 10 %): four campaigns on ONE
+ * phonebook, so each number has one more attempt in its history at each round, in the order
+ * off, on, on, off. On: the owner's caps count every number's attempts (7 in 7 days, 10 a day)
+ * and its calling hours (00:00–24:00) are read in each contact's zone — the gate's whole
+ * statement runs at each claim and holds nobody (a quiet period would hold the answered
+ * numbers of the earlier rounds, and the campaign would not end).
+ */
+async function capsCost(db: Database, f: Fixture, server: Server): Promise<void> {
+  const book = await phonebook(db, f, '747', capsSubscribers);
+  const seconds: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  for (const [round, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
+    await db.db.execute(
+      mode === 'on'
+        ? sql`update users set contact_caps = '{"attempts": 7, "window_days": 7, "quiet_days": null, "daily": 10}', calling_hours = '{"start": "00:00", "end": "24:00"}' where id = ${f.userId}`
+        : sql`update users set contact_caps = null, calling_hours = null where id = ${f.userId}`,
+    );
+    const id = await campaign(db, f, book, `benchcaps${round}`, 10_000_000);
+    await patchStatus(server, id, 1);
+    const run = await runToEnd(server, id, capsSubscribers, db);
+    await check(db, f, id, capsSubscribers);
+    seconds[mode].push(run.seconds);
+    console.log(`PostgreSQL: ${fmt(capsSubscribers)} calls with contact caps and calling hours ${mode} (round ${round + 1}): ${fmt(capsSubscribers / run.seconds)} calls/s`);
+  }
+  await db.db.execute(sql`update users set contact_caps = null, calling_hours = null where id = ${f.userId}`);
+  const rate = (mode: 'off' | 'on') => (2 * capsSubscribers) / (seconds[mode][0] + seconds[mode][1]);
+  console.log(
+    `PostgreSQL: contact caps and calling hours cost ${fmt((1 - rate('on') / rate('off')) * 100, 1)} % of the calls/s ` +
+      `(${fmt(rate('on'))} with them, ${fmt(rate('off'))} without; target ≤ 10 %)`,
+  );
+}
+
 /** The baseline of the spool: the same rows, raw INSERT … SELECT into a table like subscribers. */
 async function spoolBaseline(db: Database, book: number): Promise<number> {
   await db.db.execute(sql`create table bench_scratch (like subscribers including defaults including indexes)`);
@@ -134,6 +169,8 @@ async function postgres(backend: Backend): Promise<void> {
           `(${fmt(rate('on'))} with it, ${fmt(rate('off'))} without; target ≤ 10 %); ${fmt(events.n)} call and subscriber events written in all`,
       );
     }
+
+    if (capsSubscribers > 0) await capsCost(db, f, server);
 
     if (dncRows > 0 && dncSubscribers > 0) {
       const dncBook = await phonebook(db, f, '475', dncSubscribers);

@@ -3,6 +3,7 @@
  * default; a bad value is one clear line and exit 1 (see main.ts / cli.ts).
  */
 import path from 'node:path';
+import { type CallingHours, type ContactCaps, parseCallingHours, parseContactCaps } from './campaign/contact-policy.ts';
 
 export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevels)[number];
@@ -34,6 +35,10 @@ export interface Config {
   readonly publicUrl: string;
   /** How long a browser sign-in (the console's session cookie) lasts, from sign-in (hours). */
   readonly sessionHours: number;
+  /** Instance-wide contact caps, counted across every owner's campaigns; null: off (CONTACT_CAPS). */
+  readonly contactCaps: ContactCaps | null;
+  /** Instance-wide legal calling hours in each contact's local time; null: off (CALLING_HOURS). */
+  readonly callingHours: CallingHours | null;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +104,22 @@ function publicUrl(env: Env, host: string): string {
   return raw.replace(/\/$/, '');
 }
 
+/** CONTACT_CAPS: off, regulation_f, or a JSON object; CALLING_HOURS: off, HH:MM-HH:MM, or a JSON object. */
+function policy<T>(env: Env, name: string, parse: (v: unknown) => { value: T | null } | { error: string }, example: string): T | null {
+  const raw = (env[name] ?? '').trim();
+  let value: unknown = raw;
+  if (raw.startsWith('{')) {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new ConfigError(`${name} must be valid JSON when it starts with "{", got "${raw}"`);
+    }
+  }
+  const parsed = parse(value);
+  if ('error' in parsed) throw new ConfigError(`${name} (e.g. ${example}): ${parsed.error} Got "${raw}"`);
+  return parsed.value;
+}
+
 /** Reads and validates the configuration; throws ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -123,5 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     publicUrl: publicUrl(env, host),
     sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
+    contactCaps: policy(env, 'CONTACT_CAPS', parseContactCaps, 'regulation_f'),
+    callingHours: policy(env, 'CALLING_HOURS', parseCallingHours, '08:00-21:00'),
   });
 }

@@ -73,10 +73,7 @@ export function windowBlock(c: WindowFields, now: Date, timeZone: string): strin
  * else the instance zone) is on an enabled weekday and inside the daily window.
  */
 export function subscriberWindowSql(c: WindowFields, now: Date, instanceZone: string): SQL {
-  const at = sql`${now.toISOString()}::timestamptz`;
-  const local = sql`(case when s.tz_code <> '' then (${at} at time zone s.tz_code)
-    when s.gmt_offset is not null then (${at} at time zone 'UTC') + s.gmt_offset * interval '1 hour'
-    else (${at} at time zone ${instanceZone}) end)`;
+  const local = subscriberLocalSql(sql`${now.toISOString()}::timestamptz`, instanceZone);
   const days = enabledWeekdays(c);
   const dayOk = days.length ? sql`extract(isodow from ${local})::int in (${sql.join(days.map((d) => sql`${d}`), sql`, `)})` : sql`false`;
   const start = sql`${c.daily_start_time}::time`;
@@ -86,4 +83,11 @@ export function subscriberWindowSql(c: WindowFields, now: Date, instanceZone: st
       ? sql`(${local})::time between ${start} and ${stop}`
       : sql`((${local})::time >= ${start} or (${local})::time <= ${stop})`;
   return sql`(${dayOk} and ${inside})`;
+}
+
+/** SQL: the local time (timestamp without zone) of the subscriber `s` at `at`: tz_code, else gmt_offset, else the instance zone. */
+export function subscriberLocalSql(at: SQL, instanceZone: string): SQL {
+  return sql`(case when s.tz_code <> '' then (${at} at time zone s.tz_code)
+    when s.gmt_offset is not null then (${at} at time zone 'UTC') + s.gmt_offset * interval '1 hour'
+    else (${at} at time zone ${instanceZone}) end)`;
 }

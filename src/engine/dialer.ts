@@ -4,7 +4,9 @@
  * — whose CDRs reference the campaign — go on being written), checks the gateway,
  * the window and the owner's credit, works out how many calls may start (pace and caps), claims
  * due subscribers with `for update skip locked` (retries first, then by id), drops DNC hits
- * (NOT_AUTHORIZED) and inserts the callrequests (CALLING) — all committed before any dial.
+ * (NOT_AUTHORIZED), holds back those the contact caps or legal calling hours forbid now
+ * (contact-gate.ts: they stay PENDING) and inserts the callrequests (CALLING) — all committed
+ * before any dial.
  */
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -18,6 +20,7 @@ import { callingLines, insertCallingCallrequests } from './store/callrequests.ts
 import { type CampaignRow, lockStartCampaign, noteState, noteWaiting } from './store/campaigns.ts';
 import { voiceKind } from '../campaign/kinds.ts';
 import { claimDueSubscribers } from './store/due-subscribers.ts';
+import { holdBack } from './contact-gate.ts';
 import { findGateway, type GatewayRow } from './store/gateways.ts';
 import { markDoNotCall, markInProcess, type SubscriberRow } from './store/subscribers.ts';
 
@@ -163,7 +166,8 @@ export async function claimCalls(ctx: EngineContext, campaignId: number, options
     const pace = paceSlots(c.next_call_at, c.frequency, ctx.clock.now());
     const slots = pace.slots && limit ? await freeSlots(tx, c, gateway, pace.slots, limit) : 0;
     const claimed = slots ? await claimSubscribers(tx, ctx, c, slots) : [];
-    const toDial = claimed.length ? await dropDoNotCall(tx, c, claimed) : [];
+    const notDnc = claimed.length ? await dropDoNotCall(tx, c, claimed) : [];
+    const toDial = notDnc.length ? await holdBack(tx, ctx, c, notDnc) : []; // contact caps, legal calling hours
     const calls = toDial.length ? await startCalls(tx, ctx, c, gateway, toDial) : [];
     const next = calls.length ? new Date(pace.base + calls.length * pace.intervalMs).toISOString() : undefined;
     const state = slots === 0 && pace.slots > 0 ? 'dialing (all lines busy)' : pace.slots && !claimed.length ? 'idle (no subscriber due)' : 'dialing';

@@ -16,6 +16,7 @@ import { pruneRecordings } from './recordings.ts';
 import { beat, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
+import { releaseHeldSubscribers } from '../campaign/contact-waits.ts';
 import { SmsEngine } from './sms/engine.ts';
 import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/campaigns.ts';
 import { voiceKind as voiceCampaigns } from '../campaign/kinds.ts';
@@ -63,6 +64,8 @@ export class Engine {
   private lastBeat = -Infinity;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
+  /** Subscribers held by contact caps or calling hours, released once at the first pass (contact-waits.ts). */
+  private releasedHeld = false;
   private readonly writer: OutcomeWriter;
   /** The SMS campaigns' sending (sms/engine.ts): its runs count as in flight for settle() and stop(). */
   private readonly sms: SmsEngine;
@@ -108,6 +111,11 @@ export class Engine {
   async runOnce(): Promise<PassResult> {
     const { db, clock } = this.ctx;
     await this.heartbeat();
+    // The instance's caps and calling hours may have changed since the last run: look again at the held.
+    if (!this.releasedHeld) {
+      await releaseHeldSubscribers(db, clock.now().toISOString());
+      this.releasedHeld = true;
+    }
     await this.report.begin();
     if (clock.now().getTime() - this.lastRecovery > 10_000) await this.recover();
     const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });

@@ -1,5 +1,5 @@
 /** Users, their API tokens, payments (contract §3), failed logins, idempotency keys and browser sessions. */
-import { boolean, index, integer, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, serial, text, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 
 export const users = pgTable('users', {
@@ -19,6 +19,10 @@ export const users = pgTable('users', {
   balance_low_threshold: numeric('balance_low_threshold', { precision: 16, scale: 5 }),
   /** Recordings older than this many days are deleted, files and rows (migration 0026); null: kept. */
   recording_retention_days: integer('recording_retention_days'),
+  /** Contact caps across the user's campaigns; null: off (migration 0025, src/campaign/contact-policy.ts). */
+  contact_caps: jsonb('contact_caps'),
+  /** Legal calling hours in each contact's local time; null: off (migration 0025). */
+  calling_hours: jsonb('calling_hours'),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

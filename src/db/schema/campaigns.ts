@@ -131,12 +131,15 @@ export const subscribers = pgTable(
     last_disposition: varchar('last_disposition', { length: 20 }).notNull().default(''),
     /** Not called before this instant (appointment reminders); next_attempt_at is set from it. */
     scheduled_at: timestamptz('scheduled_at'),
+    /** Why a PENDING subscriber is held by the contact caps or calling hours; null: not held (migration 0025). */
+    wait_reason: varchar('wait_reason', { length: 20 }),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
   (t) => [
     uniqueIndex('subscribers_campaign_number_idx').on(t.campaign_id, t.duplicate_contact),
     index('subscribers_due_idx').on(t.campaign_id, t.status, t.next_attempt_at),
+    index('subscribers_waiting_idx').on(t.campaign_id, t.wait_reason).where(sql`${t.wait_reason} is not null`),
   ],
 );
 
@@ -180,6 +183,7 @@ export const callrequests = pgTable(
     index('callrequests_campaign_idx').on(t.campaign_id, t.status),
     index('callrequests_in_flight_idx').on(t.gateway_id, t.campaign_id).where(sql`${t.status} = ${sql.raw(String(CallRequestStatus.Calling))}`),
     index('callrequests_subscriber_idx').on(t.subscriber_id),
+    index('callrequests_number_time_idx').on(sql`${t.phone_number} collate "C"`, t.call_time),
   ],
 );
 

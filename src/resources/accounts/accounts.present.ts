@@ -22,6 +22,8 @@ export function presentAccount(request: FastifyRequest, row: UserRow): Static<ty
     sms_rate: decimalNumber(row.sms_rate),
     balance_low_threshold: row.balance_low_threshold === null ? null : decimalNumber(row.balance_low_threshold),
     recording_retention_days: row.recording_retention_days,
+    contact_caps: (row.contact_caps ?? null) as Static<typeof AccountRecord>['contact_caps'],
+    calling_hours: (row.calling_hours ?? null) as Static<typeof AccountRecord>['calling_hours'],
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,
   };

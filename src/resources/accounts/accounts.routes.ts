@@ -19,6 +19,7 @@ import { QueueRecord } from '../queue/queue.schema.ts';
 import { countUsers, findUser, listUsers } from '../../users/users.repository.ts';
 import { AccountError, changeAccount, createUser, type UserInput } from '../users/users.service.ts';
 import { presentAccount } from './accounts.present.ts';
+import { releaseHeldSubscribers } from '../../campaign/contact-waits.ts';
 import { AccountRecord, accountFields, accountQueueFields } from './accounts.schema.ts';
 
 const tags = ['accounts'];
@@ -71,6 +72,8 @@ function routes(api: Api, { database }: AppDeps) {
       if (!row) throw notFound();
       const values = (await parseBody(accountFields, request.body, fieldContext(db, request), { partial: true })) as UserInput;
       await changeAccount(db, row, values).catch(asInvalid);
+      // New caps or hours: the subscribers they held are looked at again by the next claim.
+      if (values.contact_caps !== undefined || values.calling_hours !== undefined) await releaseHeldSubscribers(db, new Date().toISOString(), row.id);
       return reply.code(202).send();
     },
   });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { boolean, decimal, integer, text } from '../../http/fields.ts';
 import { queueFields } from '../queue/queue.schema.ts';
+import { CallingHoursRecord, callingHoursField, ContactCapsRecord, contactCapsField } from './compliance.fields.ts';
 
 /**
  * An account's fields (issue 11 §2). The column limits are checked here; the account rules
@@ -19,6 +20,8 @@ export const accountFields = {
   sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   balance_low_threshold: decimal({ places: 5, maxDigits: 16, nullable: true, description: 'a balance falling below it is a balance.low event; null: none' }),
   recording_retention_days: integer({ min: 1, max: 36_500, nullable: true, description: "the user's call recordings older than this many days are deleted, files and rows; null: kept" }),
+  contact_caps: contactCapsField,
+  calling_hours: callingHoursField,
 };
 
 export const AccountRecord = Type.Object({
@@ -37,6 +40,8 @@ export const AccountRecord = Type.Object({
   sms_rate: Type.Number(),
   balance_low_threshold: Type.Union([Type.Number(), Type.Null()]),
   recording_retention_days: Type.Union([Type.Integer(), Type.Null()]),
+  contact_caps: ContactCapsRecord,
+  calling_hours: CallingHoursRecord,
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

@@ -52,6 +52,8 @@ describe(`accounts (${dbLabel})`, () => {
       sms_rate: 0.01,
       balance_low_threshold: null,
       recording_retention_days: null,
+      contact_caps: null,
+      calling_hours: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);

@@ -5,7 +5,9 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import { SubscriberStatus } from '../../db/schema.ts';
 import { dialingState, subscriberCounts } from '../../campaign/dialing-state.ts';
+import { type WaitingCounts, waitingState } from '../../campaign/contact-waits.ts';
 import type { AnyCampaignRow } from '../../campaign/kinds.ts';
 import { linkedPhonebooks } from '../../campaign/phonebook-links.ts';
 import type { WindowFields } from '../../campaign/window.ts';
@@ -27,6 +29,15 @@ export function presentWindow(row: WindowFields) {
     saturday: row.saturday,
     sunday: row.sunday,
   };
+}
+
+/** With nothing due but subscribers held by contact caps or calling hours (issue 16), the state says how many and why. */
+function heldState(state: string, waiting: unknown, subscribers: Map<number, number> | undefined): string {
+  const w = waiting as WaitingCounts | undefined;
+  if (!w || w.total === 0) return state;
+  const open = (subscribers?.get(SubscriberStatus.Pending) ?? 0) + (subscribers?.get(SubscriberStatus.InProcess) ?? 0);
+  const idle = state === 'idle (no subscriber due)' || (state === 'dialing' && open <= w.total);
+  return idle ? waitingState(w) : state;
 }
 
 /** Presents campaign rows of the resource's kind. */
@@ -68,7 +79,7 @@ export async function presentCampaigns(
       end_when_done: row.end_when_done,
       has_been_started: row.has_been_started,
       totalcontact: row.totalcontact,
-      dialing_state: dialingState(kind, row, now, timeZone, gateways.get(kind.gatewayId(row) ?? 0), bySubscriberStatus),
+      dialing_state: heldState(dialingState(kind, row, now, timeZone, gateways.get(kind.gatewayId(row) ?? 0), bySubscriberStatus), activity.get(row.id)?.waiting, bySubscriberStatus),
       progress: { subscribers: subscriberCounts(kind, bySubscriberStatus), ...activity.get(row.id) },
       created_date: isoTime(row.created_date) as string,
       updated_date: isoTime(row.updated_date) as string,

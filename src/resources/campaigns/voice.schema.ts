@@ -72,6 +72,18 @@ export function campaignFields(timeZone: string) {
 
 export type CampaignFields = ReturnType<typeof campaignFields>;
 
+/** PENDING subscribers held now by the contact caps or the legal calling hours (issue 16), by reason. */
+const WaitingCounts = Type.Object(
+  {
+    total: Type.Integer(),
+    attempts: Type.Integer({ description: 'attempts cap (N in a rolling window)' }),
+    daily: Type.Integer({ description: 'daily cap' }),
+    quiet: Type.Integer({ description: 'quiet period after a conversation' }),
+    hours: Type.Integer({ description: 'outside legal calling hours in the contact\'s local time' }),
+  },
+  { description: 'subscribers waiting (not failed) for a contact cap or the legal calling hours; each is dialled when allowed' },
+);
+
 const SubscriberCounts = Type.Object({
   pending: Type.Integer(),
   in_process: Type.Integer(),
@@ -131,6 +143,7 @@ export const CampaignRecord = Type.Object({
     calls_placed: Type.Integer(),
     answered: Type.Integer(),
     total_cost: Type.String(),
+    waiting: WaitingCounts,
   }),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),

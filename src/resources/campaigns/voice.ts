@@ -9,6 +9,7 @@ import { CampaignStatus, DialMethod, LegType, campaigns } from '../../db/schema.
 import type { FieldErrors } from '../../http/errors.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
 import type { RetryRulesValue } from '../../campaign/retry-rules.ts';
+import { waitingByCampaign } from '../../campaign/contact-waits.ts';
 import { decimalString } from '../../http/present.ts';
 import type { CampaignResource } from './resource-kind.ts';
 import { columnMap } from './values.ts';
@@ -16,7 +17,7 @@ import { CampaignRecord, campaignFields } from './voice.schema.ts';
 
 /** Calls placed, answered calls and their cost, for each campaign. */
 async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Record<string, unknown>>> {
-  const out = new Map(campaignIds.map((id) => [id, { calls_placed: 0, answered: 0, total_cost: decimalString('0') }]));
+  const out = new Map<number, Record<string, unknown>>(campaignIds.map((id) => [id, { calls_placed: 0, answered: 0, total_cost: decimalString('0') }]));
   if (campaignIds.length === 0) return out;
   const ids = sql.join(campaignIds.map((id) => sql`${id}`), sql`, `);
   const calls = await queryRows<{ campaign_id: number; n: number }>(
@@ -31,6 +32,8 @@ async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Re
         from cdrs where campaign_id in (${ids}) group by 1`,
   );
   for (const r of cdrRows) Object.assign(out.get(Number(r.campaign_id)) ?? {}, { answered: Number(r.answered), total_cost: decimalString(r.cost) });
+  // Subscribers held by contact caps or legal calling hours (issue 16); present.ts words dialing_state from them.
+  for (const [id, waiting] of await waitingByCampaign(db, campaignIds)) Object.assign(out.get(id) ?? {}, { waiting });
   return out;
 }
 

@@ -4,6 +4,7 @@
  * (/rest-api/accounts/, /rest-api/tokens/).
  */
 import type { Db } from '../../db/database.ts';
+import type { CallingHours, ContactCaps } from '../../campaign/contact-policy.ts';
 import { hashSecret, newToken, randomPassword } from '../../http/passwords.ts';
 import { userChanged } from '../../http/user-cache.ts';
 import {
@@ -32,6 +33,9 @@ export interface UserInput {
   balance_low_threshold?: string | null;
   /** Recordings older than this many days are deleted (issue 16 item 6); null: kept. */
   recording_retention_days?: number | null;
+  /** Issue 16: contact caps and legal calling hours (src/campaign/contact-policy.ts); null: off. */
+  contact_caps?: ContactCaps | null;
+  calling_hours?: CallingHours | null;
   is_active?: boolean;
 }
 

@@ -47,6 +47,7 @@ import { smsMessageResource } from './resources/sms-message/sms-message.routes.t
 import { webhookResource } from './resources/webhook/webhook.routes.ts';
 import { eventsResource } from './resources/events/events.routes.ts';
 import { sessionResource } from './resources/session/session.routes.ts';
+import { appointmentResources } from './resources/appointment/appointment.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -78,6 +79,7 @@ export const resources: Resource[] = [
   webhookResource,
   eventsResource,
   sessionResource,
+  ...appointmentResources,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -34,6 +34,10 @@ export interface Config {
   readonly publicUrl: string;
   /** How long a browser sign-in (the console's session cookie) lasts, from sign-in (hours). */
   readonly sessionHours: number;
+  /** The SMTP relay of e-mail reminders (smtp://host:port, no auth or TLS); undefined: no e-mail. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of e-mail reminders. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +94,15 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function smtpUrl(env: Env): string | undefined {
+  const raw = (env.SMTP_URL ?? '').trim();
+  if (raw === '') return undefined;
+  if (!/^smtp:\/\/[^/\s:]+(:\d{1,5})?\/?$/.test(raw) && !/^smtp:\/\/\[[0-9a-fA-F:.]+\](:\d{1,5})?\/?$/.test(raw)) {
+    throw new ConfigError(`SMTP_URL must be smtp://host[:port] (a relay that needs no login or TLS), got "${raw}"`);
+  }
+  return raw;
+}
+
 function publicUrl(env: Env, host: string): string {
   const raw = (env.PUBLIC_URL ?? '').trim();
   if (raw === '') return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || 8000}`;
@@ -123,5 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     publicUrl: publicUrl(env, host),
     sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
+    smtpUrl: smtpUrl(env),
+    mailFrom: (env.MAIL_FROM ?? '').trim() || 'reminders@localhost',
   });
 }

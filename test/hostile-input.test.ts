@@ -39,6 +39,9 @@ const campaign = await created(alice.auth, '/rest-api/campaigns/', {
  * Every JSON create route with a valid body and the string field poisoned in it. The OpenAPI
  * test below fails when a route is added without a row here, so a new resource cannot miss it.
  */
+// Appointment reminders (issue 17, item 8).
+const calendar = await created(alice.auth, '/rest-api/calendar/', { name: unique('cal') });
+const calendarEvent = await created(alice.auth, '/rest-api/event/', { title: 't', start: '2026-12-10 10:00', end: '2026-12-10 11:00', calendar: calendar.url });
 const creates: Array<{ path: string; auth: string; body: () => Record<string, unknown>; field: string }> = [
   { path: '/rest-api/payment/', auth: admin.auth, body: () => ({ amount: '1', user: alice.id, description: 'top-up' }), field: 'description' },
   { path: '/rest-api/phonebook/', auth: alice.auth, body: () => ({ name: unique('pb') }), field: 'name' },
@@ -60,6 +63,12 @@ const creates: Array<{ path: string; auth: string; body: () => Record<string, un
   { path: '/rest-api/tokens/', auth: alice.auth, body: () => ({ user: String(alice.id) }), field: 'user' },
   { path: '/rest-api/sms-campaigns/', auth: alice.auth, body: () => ({ name: unique('s'), sms_gateway: smsGateway.url, text_message: 'hi' }), field: 'text_message' },
   { path: '/rest-api/webhook/', auth: alice.auth, body: () => ({ url: 'http://127.0.0.1:9/hook', description: 'd' }), field: 'description' },
+  { path: '/rest-api/calendar-setting/', auth: alice.auth, body: () => ({ label: 'l', caller_name: 'n' }), field: 'caller_name' },
+  { path: '/rest-api/calendar-user/', auth: alice.auth, body: () => ({ username: unique('cu'), first_name: 'F' }), field: 'first_name' },
+  { path: '/rest-api/calendar/', auth: alice.auth, body: () => ({ name: unique('cal') }), field: 'name' },
+  { path: '/rest-api/rule/', auth: alice.auth, body: () => ({ name: 'r', frequency: 'DAILY', description: 'd' }), field: 'description' },
+  { path: '/rest-api/event/', auth: alice.auth, body: () => ({ title: 't', start: '2026-12-10 10:00', end: '2026-12-10 11:00', calendar: calendar.url }), field: 'title' },
+  { path: '/rest-api/alarm/', auth: alice.auth, body: () => ({ event: calendarEvent.url, alarm_phonenumber: '+12035550106', url_confirm: 'u' }), field: 'url_confirm' },
   // The console's sign-in: public, so the Basic header is ignored; the clean body signs in (201).
   { path: '/rest-api/session/', auth: alice.auth, body: () => ({ username: alice.username, password: alice.password }), field: 'username' },
 ];

@@ -91,6 +91,8 @@ CREATE TABLE IF NOT EXISTS "calendar_events" (
 );
 CREATE INDEX IF NOT EXISTS "calendar_events_user_idx" ON "calendar_events" ("user_id");
 CREATE INDEX IF NOT EXISTS "calendar_events_calendar_idx" ON "calendar_events" ("calendar_id");
+-- The engine's recurrence: PENDING (1) events with a rule, by start.
+CREATE INDEX IF NOT EXISTS "calendar_events_recurring_idx" ON "calendar_events" ("start") WHERE "status" = 1 AND "rule_id" IS NOT NULL;
 
 -- mail_template_id and sms_template_id name rows of the template tables of issue 17 item 7
 -- (another branch): no foreign key until they meet; null means the alarm's own text.

@@ -122,7 +122,11 @@ export const calendarEvents = pgTable(
     parent_event_id: integer('parent_event_id'),
     occ_count: integer('occ_count').notNull().default(0),
   },
-  (t) => [index('calendar_events_user_idx').on(t.user_id), index('calendar_events_calendar_idx').on(t.calendar_id)],
+  (t) => [
+    index('calendar_events_user_idx').on(t.user_id),
+    index('calendar_events_calendar_idx').on(t.calendar_id),
+    index('calendar_events_recurring_idx').on(t.start).where(sql`${t.status} = 1 and ${t.rule_id} is not null`),
+  ],
 );
 
 export const alarms = pgTable(

@@ -15,6 +15,7 @@ import { SmtpSink } from '../../drivers/mail/smtp-sink.ts';
 import { type CallScript, ScriptedDriver } from '../../drivers/voice/scripted.ts';
 import { Engine } from '../engine.ts';
 import { ScriptedSmsDriver } from '../sms/sms.fixtures.ts';
+import { nextStart, ruleParams } from './recurrence.ts';
 
 const t = await testApp();
 const { db } = t.database;
@@ -227,5 +228,47 @@ describe(`alarm engine (${dbLabel})`, () => {
     const done = await get(w, `/rest-api/alarm/${alarm.id}/`);
     assert.equal(done.status, 5, JSON.stringify(done));
     assert.equal(w.driver.calls.length, 1);
+  });
+
+  test('a weekly event makes its next occurrence, with its alarms armed again, once it has started; count ends the series', async () => {
+    const w = await world('2026-01-05T15:00:00Z');
+    const rule = await post(w, 'rule', { name: 'weekly', frequency: 'WEEKLY', params: 'count:2' });
+    const first = await post(w, 'event', { title: 'Physio', start: '2026-01-06T10:00:00-05:00', end: '2026-01-06T11:00:00-05:00', calendar: w.calendar.id, rule: rule.id });
+    const alarm = await post(w, 'alarm', { event: first.id, method: 2, alarm_phonenumber: NEW_YORK, advance_notice: 86400 });
+    await pass(w);
+    assert.equal((await get(w, `/rest-api/alarm/${alarm.id}/`)).status, 5);
+    assert.equal((await get(w, `/rest-api/event/?calendar=${w.calendar.id}`)).count, 1, 'no next occurrence before the event starts');
+
+    await w.clock.set('2026-01-06T15:00:00Z'); // the appointment begins
+    await pass(w);
+    const events = (await get(w, `/rest-api/event/?calendar=${w.calendar.id}`)).results;
+    assert.equal(events.length, 2);
+    const [done, next] = events;
+    assert.equal(done.status, 2, 'the started one is COMPLETED');
+    assert.equal(done.occ_count, 1);
+    assert.equal(next.start, '2026-01-13T15:00:00.000000Z');
+    assert.equal(next.parent_event, first.url);
+    assert.equal(next.rule, rule.url);
+    const [copy] = (await get(w, `/rest-api/alarm/?event=${next.id}`)).results;
+    assert.equal(copy.status, 1);
+    assert.equal(copy.date_start_notice, '2026-01-13T15:00:00.000000Z');
+    assert.equal(copy.method, 2);
+
+    await w.clock.set('2026-01-12T15:00:00Z'); // its reminder, a day before
+    await pass(w);
+    assert.equal((await get(w, `/rest-api/alarm/${copy.id}/`)).status, 5);
+    assert.equal(w.sms.sent.length, 2);
+    await w.clock.set('2026-01-13T15:00:00Z');
+    await pass(w);
+    assert.equal((await get(w, `/rest-api/event/?calendar=${w.calendar.id}`)).count, 2, 'count:2 — no third occurrence');
+    assert.equal((await get(w, `/rest-api/event/${next.id}/`)).status, 2);
+  });
+
+  test('the next start by frequency and interval; a month without the day takes its last day', () => {
+    assert.deepEqual(ruleParams('count:3; interval:2;byweekday:0,2'), { count: 3, interval: 2, byweekday: 0 });
+    assert.equal(nextStart('2026-01-31T10:00:00Z', 'MONTHLY', 1)?.toISOString(), '2026-02-28T10:00:00.000Z');
+    assert.equal(nextStart('2026-01-06T10:00:00Z', 'DAILY', 2)?.toISOString(), '2026-01-08T10:00:00.000Z');
+    assert.equal(nextStart('2028-02-29T10:00:00Z', 'YEARLY', 1)?.toISOString(), '2029-02-28T10:00:00.000Z');
+    assert.equal(nextStart('2026-01-06T10:00:00Z', 'FORTNIGHTLY', 1), undefined);
   });
 });

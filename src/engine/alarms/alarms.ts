@@ -19,6 +19,7 @@ import type { SurveyFlow } from '../../campaign/survey-flow.ts';
 import { insideDailyWindow, localTime } from '../../campaign/window.ts';
 import type { EngineContext } from '../context.ts';
 import { ownerBlock } from '../owner.ts';
+import { spawnOccurrences } from './recurrence.ts';
 import { sendReminderMail, sendReminderSms, type Sent, zoneOf } from './messages.ts';
 import {
   type AttemptResult,
@@ -43,9 +44,10 @@ import {
 /** At most this many alarms fire per pass. */
 const maxPerPass = 200;
 
-/** Settles finished calls, then fires due alarms; returns how many attempts it started. */
+/** Settles finished calls, makes the next occurrence of started recurring events, then fires due alarms; returns how many attempts it started. */
 export async function runAlarms(ctx: EngineContext): Promise<number> {
   await settleCalls(ctx);
+  await spawnOccurrences(ctx);
   return fireDue(ctx);
 }
 

@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { makeDncList, makeGateway, makeSmsGateway, makeUser, type TestUser } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
 import { ManualClock } from '../../clock.ts';
-import { cdrs, smsMessages, users } from '../../db/schema.ts';
+import { alarmRequests, alarms, cdrs, smsMessages, users } from '../../db/schema.ts';
 import { SmtpSink } from '../../drivers/mail/smtp-sink.ts';
 import { type CallScript, ScriptedDriver } from '../../drivers/voice/scripted.ts';
 import { Engine } from '../engine.ts';
@@ -270,5 +270,19 @@ describe(`alarm engine (${dbLabel})`, () => {
     assert.equal(nextStart('2026-01-06T10:00:00Z', 'DAILY', 2)?.toISOString(), '2026-01-08T10:00:00.000Z');
     assert.equal(nextStart('2028-02-29T10:00:00Z', 'YEARLY', 1)?.toISOString(), '2029-02-28T10:00:00.000Z');
     assert.equal(nextStart('2026-01-06T10:00:00Z', 'FORTNIGHTLY', 1), undefined);
+  });
+
+  test('an SMS attempt left IN_PROCESS by a crashed engine is failed ten minutes on, and its alarm retried', async () => {
+    const w = await world('2026-01-05T15:00:00Z');
+    const event = await post(w, 'event', { title: 'Lab', start: '2026-01-06T10:00:00-05:00', end: '2026-01-06T11:00:00-05:00', calendar: w.calendar.id });
+    const alarm = await post(w, 'alarm', { event: event.id, method: 2, alarm_phonenumber: NEW_YORK, date_start_notice: '2027-01-01 00:00:00', maxretry: 1, retry_delay: 3600 });
+    // What a crash between the claim and the send leaves: the alarm and its attempt IN_PROCESS.
+    await db.update(alarms).set({ status: 2, num_attempt: 1 }).where(eq(alarms.id, alarm.id));
+    await db.insert(alarmRequests).values({ user_id: w.user.id, alarm_id: alarm.id, date: '2026-01-05T14:00:00Z', method: 2, status: 2, created_date: new Date(Date.now() - 3_600_000).toISOString() });
+    await pass(w);
+    const [attempt] = await requestsOf(w, alarm.id);
+    assert.equal(attempt.status, 3);
+    assert.equal(attempt.detail, 'ENGINE_RESTART');
+    assert.equal((await get(w, `/rest-api/alarm/${alarm.id}/`)).status, 4, 'RETRY: an attempt remains');
   });
 });

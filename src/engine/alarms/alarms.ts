@@ -39,6 +39,7 @@ import {
   settingOfAlarm,
   settleAttempts,
   startAttempts,
+  strandedMessages,
 } from './store.ts';
 
 /** At most this many alarms fire per pass. */
@@ -67,6 +68,11 @@ export function resultOf(answers: { section_id: number | null; response: string;
 const answeredStatuses: number[] = [SubscriberStatus.Sent, SubscriberStatus.Completed];
 
 async function settleCalls(ctx: EngineContext): Promise<void> {
+  const stranded = await strandedMessages(ctx.db);
+  if (stranded.length) {
+    const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
+    await settleAttempts(ctx.db, lost, ctx.clock.now().toISOString());
+  }
   const done = await finishedCalls(ctx.db);
   if (!done.length) return;
   const answers = await callAnswers(ctx.db, done.flatMap((d) => (d.callrequest_id ? [Number(d.callrequest_id)] : [])));

@@ -208,6 +208,19 @@ export function finishedCalls(db: Db): Promise<FinishedCall[]> {
   );
 }
 
+/**
+ * SMS and e-mail attempts (no subscriber) still IN_PROCESS ten minutes after they began: their
+ * engine stopped between claiming and recording them (a crash). Sending takes seconds, so they
+ * are failed (and retried per the alarm's policy) rather than left IN_PROCESS for ever.
+ */
+export function strandedMessages(db: Db): Promise<{ id: number }[]> {
+  return queryRows<{ id: number }>(
+    db,
+    sql`select id from alarm_requests where status = ${AlarmStatus.InProcess} and subscriber_id is null
+          and created_date < now() - interval '10 minutes' order by id limit 1000`,
+  );
+}
+
 /** The survey answers of calls, with the frozen flow of their campaign (to name each key pressed). */
 export function callAnswers(db: Db, callrequestIds: number[]): Promise<{ callrequest_id: number; section_id: number | null; response: string; flow: unknown }[]> {
   if (!callrequestIds.length) return Promise.resolve([]);

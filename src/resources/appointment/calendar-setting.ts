@@ -52,8 +52,9 @@ export const calendarSettingResource = crudResource({
     callerid: text({ max: 80 }),
     caller_name: text({ max: 100 }),
     call_timeout: integer({ min: 1, max: 3600 }),
-    // Newfies links the survey as /rest-api/sealed-survey/<id>/; we take the template's link too.
-    survey: ownedLink(['survey-template', 'survey_template', 'sealed-survey'], surveyTemplates, { nullable: true }),
+    // Newfies links a sealed (frozen) survey here; we link the template, and freeze it in the
+    // reminder campaign (engine/alarms). /rest-api/sealed-survey/ is another branch's (issue 17 item 6).
+    survey: ownedLink(['survey-template', 'survey_template'], surveyTemplates, { nullable: true }),
     aleg_gateway: link(['gateway'], anyGateway, { nullable: true }),
     sms_gateway: link(['sms-gateway', 'sms_gateway'], anySmsGateway, { nullable: true }),
     voicemail: boolean(),

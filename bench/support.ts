@@ -86,9 +86,15 @@ export function cli(args: string[], env: Record<string, string>): string {
   return result.stdout.trim();
 }
 
+/** BENCH_CPU_PROF=<dir>: every process a benchmark starts writes a V8 CPU profile there. */
+function profiled(command: string[]): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...command] : command;
+}
+
 /** Starts a command that serves HTTP on `port`, waits until `readyPath` answers, samples RSS. */
 export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, command, {
+  const child: ChildProcess = spawn(process.execPath, profiled(command), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -180,7 +186,7 @@ export interface Worker {
 
 /** Starts `command` with `env` and resolves once `ready()` says so (within 60 s). */
 export async function startWorker(command: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<Worker> {
-  const child: ChildProcess = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, profiled(command), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);

@@ -47,6 +47,14 @@ import { smsMessageResource } from './resources/sms-message/sms-message.routes.t
 import { webhookResource } from './resources/webhook/webhook.routes.ts';
 import { eventsResource } from './resources/events/events.routes.ts';
 import { sessionResource } from './resources/session/session.routes.ts';
+import { mailTemplateResource } from './resources/mail-template/mail-template.routes.ts';
+import { smsTemplateResource } from './resources/sms-template/sms-template.routes.ts';
+import { bulkContactResource } from './resources/bulkcontact/bulkcontact.routes.ts';
+import { subscriberResource } from './resources/subscriber/subscriber.routes.ts';
+import { subCampaignResource } from './resources/subcampaign/subcampaign.routes.ts';
+import { surveyAggregateResource } from './resources/surveyaggregate/surveyaggregate.routes.ts';
+import { sealedSurveyResource } from './resources/sealed-survey/sealed-survey.routes.ts';
+import { contentTypeResource } from './resources/content-type/content-type.routes.ts';
 import { appointmentResources } from './resources/appointment/appointment.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
@@ -79,6 +87,15 @@ export const resources: Resource[] = [
   webhookResource,
   eventsResource,
   sessionResource,
+  // Newfies API beyond the seed (issue 17)
+  mailTemplateResource,
+  smsTemplateResource,
+  bulkContactResource,
+  subscriberResource,
+  subCampaignResource,
+  surveyAggregateResource,
+  sealedSurveyResource,
+  contentTypeResource,
   ...appointmentResources,
 ];
 

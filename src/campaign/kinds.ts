@@ -15,6 +15,7 @@ import {
   SubscriberStatus,
 } from '../db/schema.ts';
 import { type SpoolTarget, smsSpool, voiceSpool } from './spool.ts';
+import { smsTextProblem } from './sms-text.ts';
 import { flowProblems, loadFlow } from './survey-flow.ts';
 
 export type CampaignTable = typeof campaigns | typeof smsCampaigns;
@@ -107,6 +108,8 @@ export const smsKind: CampaignKind<typeof smsCampaigns> = {
   gatewayField: 'SMS gateway',
   gatewayNoun: 'SMS gateway',
   activeState: 'sending',
+  // Issue 17: the text comes from text_message or, when empty, the SMS template.
+  startProblem: (db, row) => smsTextProblem(db, row),
   subscriberStatuses: {
     pending: SmsSubscriberStatus.Pending,
     in_process: SmsSubscriberStatus.InProcess,

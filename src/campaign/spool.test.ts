@@ -101,6 +101,21 @@ describe(`spool (${dbLabel})`, () => {
     assert.equal(c.totalcontact, 4);
   });
 
+  test('linking a phonebook to a running campaign leaves the contacts just added to its other phonebooks to the trickle', async () => {
+    const first = await makePhonebook(db, user.id, ['+12035550601']);
+    const id = await campaignWith([first]);
+    await spoolCampaign(db, id);
+    await addContacts(db, first, ['+12035550602']); // not yet trickled in
+    const second = await makePhonebook(db, user.id, ['+12035550603']);
+    await db.insert(campaignPhonebooks).values({ campaign_id: id, phonebook_id: second });
+    assert.equal(await spoolPhonebooks(db, id, [second]), 1);
+    assert.equal(await spoolNewContacts(db), 1, 'the contact added to the first phonebook still joins');
+    assert.deepEqual(
+      (await subscribersOf(id)).map((r) => r.duplicate_contact),
+      ['+12035550601', '+12035550602', '+12035550603'],
+    );
+  });
+
   test('deleting a campaign deletes its subscribers; deleting contacts keeps subscribers without their contact', async () => {
     const book = await makePhonebook(db, user.id, ['+12035550401', '+12035550402']);
     const kept = await campaignWith([book]);

@@ -131,9 +131,12 @@ async function insertSubscribers(
           select count(*)::int as n from ins`,
     );
     const joined = Number(row?.n ?? 0);
+    // Only a spool that read every phonebook of the campaign may move the trickle's marker: one
+    // of some phonebooks (newly linked) did not see contacts just added to the others, and
+    // moving the marker past them would leave them out for good.
+    const marker = phonebookIds ? sql`last_spooled_contact_id` : sql`greatest(last_spooled_contact_id, ${upTo})`;
     await tx.execute(
-      sql`update ${t.campaigns} set totalcontact = totalcontact + ${joined},
-            last_spooled_contact_id = greatest(last_spooled_contact_id, ${upTo})
+      sql`update ${t.campaigns} set totalcontact = totalcontact + ${joined}, last_spooled_contact_id = ${marker}
           where id = ${campaignId}`,
     );
     return joined;

@@ -226,6 +226,9 @@ function sectionProblems(section: FlowSection): string[] {
       problems.push(`${describe(section)} offers key ${missing.join(', ')} but has no branch for it and no "any" branch.`);
     }
   }
+  if (section.type === SectionType.CallTransfer && !section.phonenumber?.trim()) {
+    problems.push(`${describe(section)} transfers the call but has no phone number.`);
+  }
   const repeated = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
   if (repeated.length) {
     problems.push(`${describe(section)} has several branches for "${repeated.join('", "')}"; the first one created is used.`);

@@ -9,4 +9,5 @@ export * from './schema/gateways.ts';
 export * from './schema/campaigns.ts';
 export * from './schema/sms.ts';
 export * from './schema/events.ts';
+export * from './schema/templates.ts';
 export * from './schema/appointments.ts';

@@ -27,6 +27,8 @@ export interface Field<T> {
   readonly schema: TSchema;
   /** Missing on create → "This field is required." */
   readonly required: boolean;
+  /** …unless this other field is given (not null or ''): an SMS campaign's text_message or its sms_template. */
+  readonly requiredUnless?: string;
   parse(value: unknown, ctx: FieldContext): T | Promise<T>;
 }
 
@@ -325,7 +327,8 @@ export async function parseBody<F extends Fields>(
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(fields)) {
     if (!(name in input) || input[name] === undefined) {
-      if (!partial && field.required) errors[name] = [messages.required];
+      const other = field.requiredUnless === undefined ? undefined : input[field.requiredUnless];
+      if (!partial && field.required && (other === undefined || other === null || other === '')) errors[name] = [messages.required];
       continue;
     }
     try {

@@ -121,7 +121,11 @@ export async function requestGuarded(
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`${target.protocol} URLs are not called`);
   const sent = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
-  const signal = AbortSignal.timeout(timeoutMs);
+  // A timer and a controller, not AbortSignal.timeout(): that one cost a DOMException and an
+  // abort-signal registration per delivery, about 4 % of a webhook process's CPU (bench:events).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const signal = controller.signal;
   try {
     const response = await agentFor(allowPrivate).request({
       origin: target.origin,
@@ -140,6 +144,8 @@ export async function requestGuarded(
     // undici wraps the connector's error (the guard's refusal among them) as its cause.
     const cause = (err as { cause?: Error }).cause;
     throw cause instanceof Error && (cause as { code?: string }).code === 'EPRIVATE' ? cause : err;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

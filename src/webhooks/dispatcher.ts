@@ -18,7 +18,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventRowOf, presentEvent, pruneEvents, readEvents } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventId, eventJson, eventRowOf, pruneEvents, readEvents } from '../campaign/events.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 
@@ -283,7 +283,7 @@ export class WebhookDispatcher {
     const rows = await queryRows<EventRow & { delivery_id: number; attempts: number; due: boolean }>(
       this.db,
       sql`select d.id as delivery_id, d.attempts, d.next_attempt <= now() as due,
-                 e.id, e.txid, e.type, e.user_id, e.campaign_id, e.data, e.created
+                 e.id, e.txid, e.type, e.user_id, e.campaign_id, e.data::text as data, e.created
           from webhook_deliveries d join events e on e.id = d.event_id
           where d.webhook_id = ${webhookId} and d.status = ${DeliveryStatus.Pending}
           order by d.id
@@ -299,8 +299,7 @@ export class WebhookDispatcher {
 
   /** Sends one event to the webhook; what the receiver answered (ok: a 2xx). */
   private async send(hook: LeasedWebhook, row: EventRow): Promise<Attempt> {
-    const event = presentEvent(row, this.options.publicUrl);
-    const body = JSON.stringify(event);
+    const body = eventJson(row, this.options.publicUrl);
     const started = Date.now();
     let status: number | null = null;
     let excerpt: string | null = null;
@@ -309,7 +308,7 @@ export class WebhookDispatcher {
       const answer = await postGuarded(
         hook.url,
         body,
-        { [SIGNATURE_HEADER]: sign(hook.secret, body), [EVENT_ID_HEADER]: event.id, 'user-agent': 'campaign-dialer-webhooks' },
+        { [SIGNATURE_HEADER]: sign(hook.secret, body), [EVENT_ID_HEADER]: eventId(row), 'user-agent': 'campaign-dialer-webhooks' },
         { allowPrivate: this.options.allowPrivate, timeoutMs: DELIVERY_TIMEOUT_MS },
       );
       status = answer.status;

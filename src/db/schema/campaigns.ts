@@ -80,7 +80,12 @@ export const campaigns = pgTable(
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [uniqueIndex('campaigns_user_name_idx').on(t.user_id, t.name), index('campaigns_status_idx').on(t.status)],
+  (t) => [
+    uniqueIndex('campaigns_user_name_idx').on(t.user_id, t.name),
+    index('campaigns_status_idx').on(t.status),
+    // migration 0027: the campaigns that ran a survey (surveyaggregate)
+    index('campaigns_survey_idx').on(t.survey_id),
+  ],
 );
 
 export const campaignPhonebooks = pgTable(

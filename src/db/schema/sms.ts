@@ -24,6 +24,7 @@ import { callingWindowColumns, campaignLifeColumns, createdDate, subscriberColum
 import { CampaignStatus, callrequests } from './campaigns.ts';
 import { phonebooks } from './contacts.ts';
 import { smsGateways } from './gateways.ts';
+import { smsTemplates } from './templates.ts';
 
 export const smsCampaigns = pgTable(
   'sms_campaigns',
@@ -40,6 +41,8 @@ export const smsCampaigns = pgTable(
     sms_gateway_id: integer('sms_gateway_id').references(() => smsGateways.id, { onDelete: 'restrict' }),
     /** May use {full_name} and the contact's additional_vars ({debt}). */
     text_message: text('text_message').notNull().default(''),
+    /** Its sms_text is sent when text_message is empty (issue 17, migration 0027). */
+    sms_template_id: integer('sms_template_id').references(() => smsTemplates.id, { onDelete: 'set null' }),
     ...callingWindowColumns(),
     /** Messages per minute, spread evenly. */
     frequency: integer('frequency').notNull().default(10),
@@ -53,7 +56,11 @@ export const smsCampaigns = pgTable(
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [uniqueIndex('sms_campaigns_user_name_idx').on(t.user_id, t.name), index('sms_campaigns_status_idx').on(t.status)],
+  (t) => [
+    uniqueIndex('sms_campaigns_user_name_idx').on(t.user_id, t.name),
+    index('sms_campaigns_status_idx').on(t.status),
+    index('sms_campaigns_sms_template_idx').on(t.sms_template_id),
+  ],
 );
 
 export const smsCampaignPhonebooks = pgTable(

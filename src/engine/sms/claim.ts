@@ -16,6 +16,7 @@ import { ownerBlock } from '../owner.ts';
 import { windowBlock } from '../../campaign/window.ts';
 import { noteState, noteWaiting } from '../store/campaigns.ts';
 import { smsKind } from '../../campaign/kinds.ts';
+import { smsTextOf } from '../../campaign/sms-text.ts';
 import { claimDueSubscribers } from '../store/due-subscribers.ts';
 import { findSmsGateway, type SmsGatewayRow } from '../store/gateways.ts';
 import { lockStartSmsCampaign, type SmsCampaignRow } from '../store/sms-campaigns.ts';
@@ -76,8 +77,9 @@ async function dropDoNotCall(tx: Db, c: SmsCampaignRow, ids: number[]): Promise<
 /** Inserts the 'unsent' messages (text, parts, cost = sms_rate × parts) and marks the subscribers IN_PROCESS. */
 async function insertMessages(tx: Db, ctx: EngineContext, c: SmsCampaignRow, gateway: SmsGatewayRow, subs: SubscriberRow[]): Promise<ClaimedMessage[]> {
   const now = ctx.clock.now().toISOString();
+  const body = await smsTextOf(tx, c); // text_message, else the SMS template's (issue 17)
   const planned = subs.map((s) => {
-    const text = renderSms(c.text_message, s.full_name, s.additional_vars);
+    const text = renderSms(body, s.full_name, s.additional_vars);
     return { sub_id: s.id, content: text, parts: smsParts(text).parts };
   });
   const inserted = await insertCampaignMessages(tx, c, { gatewayId: gateway.id, engineId: ctx.engineId }, planned);

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { UNPACED_FREQUENCY } from '../../campaign/pace.ts';
-import { CampaignStatus, phonebooks } from '../../db/schema.ts';
+import { CampaignStatus, phonebooks, smsTemplates } from '../../db/schema.ts';
 import { boolean, choice, integer, link, linkList, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
 import { anySmsGateway, campaignDate, Link, NullableLink, ownedRow, WindowRecord, windowFields } from './fields.ts';
@@ -18,7 +18,12 @@ export function smsCampaignFields(timeZone: string) {
     name: text({ required: true, max: 100, blank: false }),
     description: text({ max: 2000 }),
     callerid: text({ max: 80 }),
-    text_message: text({ required: true, max: 10_000, blank: false }),
+    // Issue 17: with an sms_template, text_message may be left out (the template's text is sent).
+    text_message: { ...text({ required: true, max: 10_000, blank: false }), requiredUnless: 'sms_template' },
+    sms_template: link(['sms-template'], ownedRow(smsTemplates), {
+      nullable: true,
+      description: "One of the owner's SMS templates: its sms_text is sent when text_message is empty",
+    }),
     sms_gateway: link(['sms-gateway', 'sms_gateway'], anySmsGateway, { required: true }),
     phonebook: linkList(['phonebook'], ownedRow(phonebooks)),
     user: userLink(),
@@ -55,6 +60,7 @@ export const SmsCampaignRecord = Type.Object({
   intervalretry: Type.Integer(),
   ...WindowRecord,
   text_message: Type.String(),
+  sms_template: NullableLink,
   end_when_done: Type.Boolean(),
   has_been_started: Type.Boolean(),
   totalcontact: Type.Integer(),

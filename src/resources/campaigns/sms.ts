@@ -39,12 +39,17 @@ export const smsCampaignResource: CampaignResource<typeof smsKind.table> = {
   // contract §4: an SMS campaign is created PAUSE (2) unless told otherwise.
   createdStatus: CampaignStatus.Pause,
   fields: smsCampaignFields,
-  columns: columnMap({ plain: ['text_message'], links: { sms_gateway: 'sms_gateway_id', user: 'user_id' } }),
+  columns: columnMap({
+    plain: ['text_message'],
+    links: { sms_gateway: 'sms_gateway_id', user: 'user_id', sms_template: 'sms_template_id' },
+    nullableLinks: ['sms_template'],
+  }),
   record: SmsCampaignRecord,
   presentOwn: (row, link) => ({
     sms_campaign_code: row.sms_campaign_code,
     sms_gateway: link('sms-gateway', row.sms_gateway_id),
     text_message: row.text_message,
+    sms_template: link('sms-template', row.sms_template_id),
   }),
   activityOf,
   deleted: { code: 200, body: { data: 'sms campaign deleted' } },

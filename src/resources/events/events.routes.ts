@@ -13,7 +13,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, eventId, eventJson, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { invalid } from '../../http/errors.ts';
@@ -126,8 +126,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
           let text = '';
           for (const row of rows) {
             if (!visible(row, filter)) continue;
-            const event = presentEvent(row, base);
-            text += `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+            text += `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}\n\n`;
           }
           cursor = rows[rows.length - 1];
           if (text && !out.write(text)) await new Promise((resolve) => out.once('drain', resolve));

@@ -53,9 +53,8 @@ export function sectionRuleErrors(s: Section): FieldErrors {
         errors.max_number = ['Ensure max_number is greater than or equal to min_number.'];
       }
       break;
-    case SectionType.CallTransfer:
-      if (!s.phonenumber) errors.phonenumber = ['A call transfer section (type 6) needs a phone number.'];
-      break;
+    // A call transfer (type 6) may be saved without its number, as Newfies allows (issue 17):
+    // the survey's flow check lists it, and a campaign cannot start until it is given.
     case SectionType.Conference:
       if (!s.conference) errors.conference = ['A conference section (type 8) needs a conference room.'];
       break;

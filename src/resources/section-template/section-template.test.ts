@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { audioFiles, queues } from '../../db/schema.ts';
-import { makeUser, type TestUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makePhonebook, makeUser, type TestUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
 
 const t = await testApp();
@@ -100,7 +100,6 @@ describe(`section-template (${dbLabel})`, () => {
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
       [{ type: 2, key_1: '' }, { non_field_errors: ['A multi-choice section (type 2) needs at least one answer in key_0 … key_9.'] }],
       [{ type: 4, min_number: 10, max_number: 5 }, { max_number: ['Ensure max_number is greater than or equal to min_number.'] }],
-      [{ type: 6, phonenumber: '' }, { phonenumber: ['A call transfer section (type 6) needs a phone number.'] }],
       [{ type: 8 }, { conference: ['A conference section (type 8) needs a conference room.'] }],
       [{ type: 10 }, { sms_text: ['A send SMS section (type 10) needs an sms_text.'] }],
       [{ type: 11, audiofile: '' }, { api_url: ['An API call section (type 11) needs an http(s) api_url.'] }],
@@ -169,18 +168,44 @@ describe(`section-template (${dbLabel})`, () => {
     }
   });
 
+  test('a call transfer without a phone number is saved, as Newfies allows; the flow lists it and a campaign cannot start', async () => {
+    const survey = await createSurvey(alice);
+    const res = await create(alice, { survey: survey.url, type: 6, question: 'xyz' });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.data.phonenumber, null);
+    const blank = await create(alice, { survey: survey.url, type: 6, question: 'xyz', phonenumber: '' });
+    assert.equal(blank.statusCode, 201, blank.body);
+    await call(t.app, alice.auth, 'DELETE', `/rest-api/section-template/${blank.data.id}/`);
+    const flow = await call(t.app, alice.auth, 'GET', `/rest-api/survey-template/${survey.id}/flow/`);
+    assert.deepEqual(flow.data.problems, [`Section ${res.data.id} (order 1, "xyz") transfers the call but has no phone number.`]);
+    const campaign = await call(t.app, alice.auth, 'POST', '/rest-api/campaigns/', {
+      name: unique('camp'),
+      aleg_gateway: (await makeGateway(db)).id,
+      object_id: survey.id,
+      phonebook: [await makePhonebook(db, alice.id, ['+12035550101'])],
+    });
+    assert.equal(campaign.statusCode, 201, campaign.body);
+    const start = await call(t.app, alice.auth, 'PATCH', `/rest-api/campaigns/${campaign.data.id}/`, { status: 1 });
+    assert.equal(start.statusCode, 400, start.body);
+    assert.match(start.data.status[0], /transfers the call but has no phone number/);
+    const fixed = await call(t.app, alice.auth, 'PATCH', `/rest-api/section-template/${res.data.id}/`, { phonenumber: '+12025550123' });
+    assert.equal(fixed.statusCode, 202, fixed.body);
+    const again = await call(t.app, alice.auth, 'GET', `/rest-api/survey-template/${survey.id}/flow/`);
+    assert.deepEqual(again.data.problems, []);
+  });
+
   test('PATCH answers 202 and checks the type rules on the merged record', async () => {
     const survey = await createSurvey(alice);
     const section = await createSection(alice, { survey: survey.url, question: 'q' });
     const path = `/rest-api/section-template/${section.id}/`;
-    const toTransfer = await call(t.app, alice.auth, 'PATCH', path, { type: 6 });
-    assert.equal(toTransfer.statusCode, 400, toTransfer.body);
-    assert.deepEqual(toTransfer.data, { phonenumber: ['A call transfer section (type 6) needs a phone number.'] });
+    const toConference = await call(t.app, alice.auth, 'PATCH', path, { type: 8 });
+    assert.equal(toConference.statusCode, 400, toConference.body);
+    assert.deepEqual(toConference.data, { conference: ['A conference section (type 8) needs a conference room.'] });
     const ok = await call(t.app, alice.auth, 'PATCH', path, { type: 6, phonenumber: '1000', question: 'Transfer' });
     assert.equal(ok.statusCode, 202, ok.body);
     assert.equal(ok.body, '');
-    const clear = await call(t.app, alice.auth, 'PUT', path, { phonenumber: '' });
-    assert.equal(clear.statusCode, 400, clear.body);
+    const back = await call(t.app, alice.auth, 'PUT', path, { type: 2 });
+    assert.equal(back.statusCode, 400, back.body);
     const read = await call(t.app, alice.auth, 'GET', path);
     assert.equal(read.data.type, 6);
     assert.equal(read.data.phonenumber, '1000');

@@ -25,7 +25,7 @@ const FlowBranchRecord = Type.Object({
   goto: Type.Union([Type.Integer(), Type.Null()], { description: 'section id; null = hang up' }),
 });
 
-const FlowSectionRecord = Type.Object(
+export const FlowSectionRecord = Type.Object(
   {
     id: Type.Integer(),
     order: Type.Integer(),

@@ -94,8 +94,8 @@ CREATE INDEX IF NOT EXISTS "calendar_events_calendar_idx" ON "calendar_events" (
 -- The engine's recurrence: PENDING (1) events with a rule, by start.
 CREATE INDEX IF NOT EXISTS "calendar_events_recurring_idx" ON "calendar_events" ("start") WHERE "status" = 1 AND "rule_id" IS NOT NULL;
 
--- mail_template_id and sms_template_id name rows of the template tables of issue 17 item 7
--- (another branch): no foreign key until they meet; null means the alarm's own text.
+-- mail_template_id and sms_template_id name the templates of issue 17 item 7 (migration 0027);
+-- null means the alarm's own text.
 CREATE TABLE IF NOT EXISTS "alarms" (
   "id" serial PRIMARY KEY,
   "user_id" integer NOT NULL REFERENCES "users"("id") ON DELETE CASCADE,
@@ -109,8 +109,8 @@ CREATE TABLE IF NOT EXISTS "alarms" (
   "retry_delay" integer DEFAULT 0 NOT NULL,
   "num_attempt" integer DEFAULT 0 NOT NULL,
   "method" smallint DEFAULT 1 NOT NULL,
-  "mail_template_id" integer,
-  "sms_template_id" integer,
+  "mail_template_id" integer REFERENCES "mail_templates"("id") ON DELETE SET NULL,
+  "sms_template_id" integer REFERENCES "sms_templates"("id") ON DELETE SET NULL,
   "date_start_notice" timestamptz NOT NULL,
   "status" smallint DEFAULT 1 NOT NULL,
   "result" smallint,

@@ -10,6 +10,7 @@ import { campaigns, callrequests } from './campaigns.ts';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';
 import { gateways, smsGateways } from './gateways.ts';
 import { audioFiles, surveyTemplates } from './ivr.ts';
+import { mailTemplates, smsTemplates } from './templates.ts';
 
 /** Calendar event `status` (Newfies EVENT_STATUS). */
 export const EventStatus = { Pending: 1, Completed: 2 } as const;
@@ -144,9 +145,9 @@ export const alarms = pgTable(
     retry_delay: integer('retry_delay').notNull().default(0),
     num_attempt: integer('num_attempt').notNull().default(0),
     method: smallint('method').notNull().default(AlarmMethod.Call),
-    /** Templates of issue 17 item 7 (another branch): no foreign key until they meet. */
-    mail_template_id: integer('mail_template_id'),
-    sms_template_id: integer('sms_template_id'),
+    /** The templates of the reminder's text (issue 17 item 7); null: the alarm's own text. */
+    mail_template_id: integer('mail_template_id').references(() => mailTemplates.id, { onDelete: 'set null' }),
+    sms_template_id: integer('sms_template_id').references(() => smsTemplates.id, { onDelete: 'set null' }),
     date_start_notice: timestamptz('date_start_notice').notNull(),
     status: smallint('status').notNull().default(AlarmStatus.Pending),
     result: smallint('result'),

@@ -285,4 +285,22 @@ describe(`alarm engine (${dbLabel})`, () => {
     assert.equal(attempt.detail, 'ENGINE_RESTART');
     assert.equal((await get(w, `/rest-api/alarm/${alarm.id}/`)).status, 4, 'RETRY: an attempt remains');
   });
+
+  test('an SMS and an e-mail alarm send their templates, filled in with the callee and the event', async () => {
+    const w = await world('2026-01-05T15:00:00Z');
+    const sms = await post(w, 'sms-template', { label: 'r', template_key: 'reminder', sms_text: 'Hi {full_name}: {event_title} at {event_start}.' });
+    const mail = await post(w, 'mail-template', { label: 'r', template_key: 'reminder', subject: 'Your {event_title}', message_plaintext: 'See you at {event_start}.' });
+    const person = await post(w, 'calendar-user', { username: 'pat', first_name: 'Pat', last_name: 'Lee', calendar_setting: w.setting.url });
+    const calendar = await post(w, 'calendar', { name: 'Pat', user: person.url });
+    const event = await post(w, 'event', { title: 'Eye test', start: '2026-01-06T10:00:00-05:00', end: '2026-01-06T11:00:00-05:00', calendar: calendar.id });
+    const bySms = await post(w, 'alarm', { event: event.id, method: 2, alarm_phonenumber: NEW_YORK, advance_notice: 86400, sms_template: sms.url });
+    await post(w, 'alarm', { event: event.id, method: 3, alarm_email: 'pat.lee@example.com', advance_notice: 86400, mail_template: mail.id });
+    assert.equal(bySms.sms_template, sms.url);
+    await pass(w);
+    assert.equal(w.sms.sent[0].text, 'Hi Pat Lee: Eye test at 2026-01-06 10:00.');
+    const received = sink.received.find((m) => m.to.includes('pat.lee@example.com'));
+    assert.ok(received, JSON.stringify(sink.received));
+    assert.match(received.data, /^Subject: Your Eye test\r$/m);
+    assert.match(received.data, /See you at 2026-01-06 15:00\./);
+  });
 });

@@ -179,10 +179,11 @@ async function fireDue(ctx: EngineContext): Promise<number> {
   });
   const results: AttemptResult[] = fired.refused.map((r) => ({ id: r.requestId, ok: false, detail: r.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null }));
   for (const m of fired.messages) {
-    const reminder = { title: m.alarm.title, description: m.alarm.description, start: m.alarm.event_start };
+    const a = m.alarm;
+    const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
     let sent: Sent;
-    if (m.alarm.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, m.alarm.user_id, m.setting, m.alarm.alarm_phonenumber as string, reminder);
-    else if (m.alarm.alarm_email) sent = await sendReminderMail(ctx, m.alarm.alarm_email, reminder);
+    if (a.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text });
+    else if (a.alarm_email) sent = await sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
     else sent = { ok: false, detail: 'no e-mail address' };
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }

@@ -3,8 +3,8 @@
  * setting's SMS gateway as a campaign message does: the sms_messages row is committed 'unsent'
  * (cost = the owner's sms_rate × parts) before the driver is asked, then settled by the same
  * statement as campaign messages (charged when sent), after the do-not-call check. An e-mail
- * goes to the SMTP relay of SMTP_URL (drivers/mail/smtp.ts). Until the templates of issue 17
- * item 7 are merged, the text is the alarm's own: the event's title, local start and description.
+ * goes to the SMTP relay of SMTP_URL (drivers/mail/smtp.ts). The text is the alarm's template's
+ * (sms_template, mail_template), else its own: the event's title, local start and description.
  */
 import { GatewayStatus } from '../../db/schema.ts';
 import { isDoNotCall } from '../../campaign/dnc.ts';
@@ -13,6 +13,7 @@ import { smsParts } from '../../drivers/sms/encoding.ts';
 import { parseSmtpUrl, sendMail } from '../../drivers/mail/smtp.ts';
 import type { EngineContext } from '../context.ts';
 import { recordResults } from '../sms/record.ts';
+import { renderSms } from '../sms/render.ts';
 import { findSmsGateway } from '../store/gateways.ts';
 import { insertAlarmMessage, type SettingRow } from './store.ts';
 
@@ -21,6 +22,12 @@ export interface Reminder {
   description: string;
   /** The event's start (timestamptz text). */
   start: string;
+  /** The callee's name (the calendar user's), for `{full_name}`. */
+  fullName?: string;
+  /** A template's text, instead of the alarm's own (`{full_name}`, `{event_title}`, `{event_start}`, `{event_description}`). */
+  template?: string | null;
+  /** A mail template's subject. */
+  subject?: string | null;
 }
 
 /** "2026-12-11 10:00" in `timeZone`. */
@@ -38,8 +45,10 @@ export function localStart(start: string, timeZone: string): string {
   return `${p('year')}-${p('month')}-${p('day')} ${p('hour')}:${p('minute')}`;
 }
 
-/** The reminder's text, its time in the callee's zone. */
+/** The reminder's text, its time in the callee's zone: the template's, filled in, or the alarm's own. */
 export function reminderText(r: Reminder, timeZone: string): string {
+  const vars = { event_title: r.title, event_start: localStart(r.start, timeZone), event_description: r.description };
+  if (r.template) return renderSms(r.template, r.fullName ?? '', vars);
   const text = `Reminder: ${r.title}, ${localStart(r.start, timeZone)} (${timeZone}).`;
   return r.description ? `${text} ${r.description}` : text;
 }
@@ -86,7 +95,7 @@ export async function sendReminderMail(ctx: EngineContext, to: string, reminder:
     const answer = await sendMail(server, {
       from: ctx.config.mailFrom ?? 'reminders@localhost',
       to,
-      subject: `Reminder: ${reminder.title}`,
+      subject: reminder.subject ? renderSms(reminder.subject, reminder.fullName ?? '', { event_title: reminder.title }) : `Reminder: ${reminder.title}`,
       text: reminderText(reminder, ctx.config.timeZone),
     });
     return { ok: true, detail: `e-mail sent: ${answer}` };

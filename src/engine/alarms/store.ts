@@ -26,6 +26,10 @@ export interface DueAlarm {
   event_id: number;
   full_name: string;
   setting_id: number | null;
+  /** The alarm's templates' texts (null: none; the alarm's own text). */
+  sms_text: string | null;
+  mail_subject: string | null;
+  mail_text: string | null;
 }
 
 /** An alarm's calendar setting (alias `a`): its calendar user's, else its event creator's, else the owner's first. */
@@ -48,8 +52,11 @@ export function claimDueAlarms(tx: Db, now: string, limit: number): Promise<DueA
     tx,
     sql`select a.id, a.user_id, a.method, a.alarm_phonenumber, a.alarm_email, a.daily_start::text as daily_start,
           a.daily_stop::text as daily_stop, e.title, e.description, e.start::text as event_start, e.id as event_id,
-          trim(coalesce(cu.first_name, '') || ' ' || coalesce(cu.last_name, '')) as full_name, ${settingIdSql} as setting_id
+          trim(coalesce(cu.first_name, '') || ' ' || coalesce(cu.last_name, '')) as full_name, ${settingIdSql} as setting_id,
+          st.sms_text, mt.subject as mail_subject, mt.message_plaintext as mail_text
         from ${alarmJoins}
+        left join sms_templates st on st.id = a.sms_template_id
+        left join mail_templates mt on mt.id = a.mail_template_id
         where a.status in (${AlarmStatus.Pending}, ${AlarmStatus.Retry}) and a.next_attempt_at <= ${now}::timestamptz
         order by a.next_attempt_at, a.id
         limit ${limit}

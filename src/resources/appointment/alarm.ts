@@ -3,12 +3,13 @@
  * (`method`), at `date_start_notice` (by default the event's start) less `advance_notice`
  * seconds, inside the alarm's daily window in the callee's time zone, with `maxretry` retries
  * `retry_delay` seconds apart. The engine (engine/alarms) fires it and writes `status`,
- * `num_attempt` and `result`; each attempt is an alarm-request. Setting `status` back to 1
+ * `num_attempt` and `result`; each attempt is an alarm-request. `sms_template` and
+ * `mail_template` (the caller's) give the text of an SMS and an e-mail reminder. Setting `status` back to 1
  * (PENDING), or changing the notice time of a PENDING alarm, arms it again.
  */
 import { Type } from '@sinclair/typebox';
 import { eq, type SQL } from 'drizzle-orm';
-import { AlarmMethod, AlarmResult, AlarmStatus, alarms, calendarEvents } from '../../db/schema.ts';
+import { AlarmMethod, AlarmResult, AlarmStatus, alarms, calendarEvents, mailTemplates, smsTemplates } from '../../db/schema.ts';
 import { invalid } from '../../http/errors.ts';
 import { choice, type FieldContext, integer, phone, text, timeOfDay } from '../../http/fields.ts';
 import { queryInteger } from '../../http/filters.ts';
@@ -33,8 +34,8 @@ export const AlarmRecord = Type.Object({
   retry_delay: Type.Integer(),
   num_attempt: Type.Integer(),
   method: Type.Integer(),
-  mail_template: Type.Null(),
-  sms_template: Type.Null(),
+  mail_template: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
+  sms_template: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
   date_start_notice: Type.String({ format: 'date-time' }),
   status: Type.Integer(),
   result: Type.Union([Type.Integer(), Type.Null()]),
@@ -72,6 +73,8 @@ export const alarmResource = crudResource({
     maxretry: integer({ min: 0, max: 100 }),
     retry_delay: seconds(),
     method: choice(Object.values(AlarmMethod)),
+    sms_template: ownedLink(['sms-template'], smsTemplates, { nullable: true }),
+    mail_template: ownedLink(['mail-template'], mailTemplates, { nullable: true }),
     date_start_notice: dateTime(config.timeZone),
     status: choice(Object.values(AlarmStatus)),
     result: choice(Object.values(AlarmResult), { nullable: true }),
@@ -105,6 +108,8 @@ export const alarmResource = crudResource({
         maxretry: v.maxretry ?? undefined,
         retry_delay: v.retry_delay ?? undefined,
         method: v.method ?? undefined,
+        sms_template_id: v.sms_template,
+        mail_template_id: v.mail_template,
         date_start_notice: current && !v.date_start_notice ? undefined : notice,
         status: v.status ?? undefined,
         result: v.result,
@@ -133,8 +138,8 @@ export const alarmResource = crudResource({
       retry_delay: row.retry_delay,
       num_attempt: row.num_attempt,
       method: row.method,
-      mail_template: null,
-      sms_template: null,
+      mail_template: link('mail-template', row.mail_template_id),
+      sms_template: link('sms-template', row.sms_template_id),
       date_start_notice: isoTime(row.date_start_notice) as string,
       status: row.status,
       result: row.result,

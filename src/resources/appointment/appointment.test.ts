@@ -157,6 +157,10 @@ describe(`appointment resources (${dbLabel})`, () => {
     assert.deepEqual(linked.data, { calendar: ['Invalid hyperlink - Object does not exist.'] });
     const alarm = await call(t.app, alice.auth, 'POST', '/rest-api/alarm/', { event: theirs.event.url, alarm_phonenumber: '+15550101' });
     assert.deepEqual(alarm.data, { event: ['Invalid hyperlink - Object does not exist.'] });
+    const template = await post(bob, 'sms-template', { label: 'b', template_key: unique('k'), sms_text: 'x' });
+    const mine = await appointment(alice);
+    const foreignTemplate = await call(t.app, alice.auth, 'PATCH', `/rest-api/alarm/${mine.alarm.id}/`, { sms_template: template.url });
+    assert.deepEqual(foreignTemplate.data, { sms_template: ['Invalid hyperlink - Object does not exist.'] });
     // Bob's rows are intact, and an admin sees them.
     assert.equal((await call(t.app, admin.auth, 'GET', `/rest-api/alarm/${theirs.alarm.id}/`)).statusCode, 200);
   });

@@ -55,6 +55,7 @@ import { subCampaignResource } from './resources/subcampaign/subcampaign.routes.
 import { surveyAggregateResource } from './resources/surveyaggregate/surveyaggregate.routes.ts';
 import { sealedSurveyResource } from './resources/sealed-survey/sealed-survey.routes.ts';
 import { contentTypeResource } from './resources/content-type/content-type.routes.ts';
+import { appointmentResources } from './resources/appointment/appointment.routes.ts';
 
 /** Every REST resource, in the order the API root lists them. */
 export const resources: Resource[] = [
@@ -95,6 +96,7 @@ export const resources: Resource[] = [
   surveyAggregateResource,
   sealedSurveyResource,
   contentTypeResource,
+  ...appointmentResources,
 ];
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

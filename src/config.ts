@@ -39,6 +39,10 @@ export interface Config {
   readonly contactCaps: ContactCaps | null;
   /** Instance-wide legal calling hours in each contact's local time; null: off (CALLING_HOURS). */
   readonly callingHours: CallingHours | null;
+  /** The SMTP relay of e-mail reminders (smtp://host:port, no auth or TLS); undefined: no e-mail. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of e-mail reminders. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +99,15 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function smtpUrl(env: Env): string | undefined {
+  const raw = (env.SMTP_URL ?? '').trim();
+  if (raw === '') return undefined;
+  if (!/^smtp:\/\/[^/\s:]+(:\d{1,5})?\/?$/.test(raw) && !/^smtp:\/\/\[[0-9a-fA-F:.]+\](:\d{1,5})?\/?$/.test(raw)) {
+    throw new ConfigError(`SMTP_URL must be smtp://host[:port] (a relay that needs no login or TLS), got "${raw}"`);
+  }
+  return raw;
+}
+
 function publicUrl(env: Env, host: string): string {
   const raw = (env.PUBLIC_URL ?? '').trim();
   if (raw === '') return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || 8000}`;
@@ -146,5 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
     contactCaps: policy(env, 'CONTACT_CAPS', parseContactCaps, 'regulation_f'),
     callingHours: policy(env, 'CALLING_HOURS', parseCallingHours, '08:00-21:00'),
+    smtpUrl: smtpUrl(env),
+    mailFrom: (env.MAIL_FROM ?? '').trim() || 'reminders@localhost',
   });
 }

@@ -23,6 +23,8 @@ describe('configuration', () => {
       billingIncrement: 6,
       adminPassword: undefined,
       sessionHours: 12,
+      smtpUrl: undefined,
+      mailFrom: 'reminders@localhost',
     };
     // Other settings may be added; the documented ones keep these defaults.
     const actual = Object.fromEntries(Object.keys(expected).map((k) => [k, config[k as keyof typeof config]]));
@@ -59,6 +61,8 @@ describe('configuration', () => {
     assert.equal(config.sessionHours, 8);
     assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, '10.0.0.0/8, 127.0.0.1');
     assert.equal(loadConfig({ TRUST_PROXY: 'no' }).trustProxy, false);
+    assert.equal(loadConfig({ SMTP_URL: 'smtp://relay.example:2525' }).smtpUrl, 'smtp://relay.example:2525');
+    assert.equal(loadConfig({ MAIL_FROM: 'clinic@example.com' }).mailFrom, 'clinic@example.com');
   });
 
   test('a bad value throws a ConfigError: one line naming the variable', () => {
@@ -79,6 +83,8 @@ describe('configuration', () => {
       ['SESSION_HOURS', '0'],
       ['SESSION_HOURS', '1.5'],
       ['SESSION_HOURS', '9000'],
+      ['SMTP_URL', 'smtps://relay.example'],
+      ['SMTP_URL', 'smtp://user:pw@relay.example'],
     ];
     for (const [name, value] of bad) {
       assert.throws(

@@ -39,6 +39,9 @@ const campaign = await created(alice.auth, '/rest-api/campaigns/', {
  * Every JSON create route with a valid body and the string field poisoned in it. The OpenAPI
  * test below fails when a route is added without a row here, so a new resource cannot miss it.
  */
+// Appointment reminders (issue 17, item 8).
+const calendar = await created(alice.auth, '/rest-api/calendar/', { name: unique('cal') });
+const calendarEvent = await created(alice.auth, '/rest-api/event/', { title: 't', start: '2026-12-10 10:00', end: '2026-12-10 11:00', calendar: calendar.url });
 const creates: Array<{ path: string; auth: string; body: () => Record<string, unknown>; field: string; status?: number }> = [
   { path: '/rest-api/payment/', auth: admin.auth, body: () => ({ amount: '1', user: alice.id, description: 'top-up' }), field: 'description' },
   { path: '/rest-api/phonebook/', auth: alice.auth, body: () => ({ name: unique('pb') }), field: 'name' },
@@ -65,6 +68,12 @@ const creates: Array<{ path: string; auth: string; body: () => Record<string, un
   { path: '/rest-api/mail-template/', auth: alice.auth, body: () => ({ label: 'l', template_key: unique('k'), subject: 's' }), field: 'subject' },
   { path: '/rest-api/bulkcontact/', auth: alice.auth, body: () => ({ phonebook_id: phonebook.id, phoneno_list: `+1${Date.now()}` }), field: 'phoneno_list', status: 200 },
   { path: '/rest-api/subscriber/', auth: alice.auth, body: () => ({ phonebook_id: phonebook.id, contact: '+12035550106', first_name: 'Al' }), field: 'first_name', status: 200 },
+  { path: '/rest-api/calendar-setting/', auth: alice.auth, body: () => ({ label: 'l', caller_name: 'n' }), field: 'caller_name' },
+  { path: '/rest-api/calendar-user/', auth: alice.auth, body: () => ({ username: unique('cu'), first_name: 'F' }), field: 'first_name' },
+  { path: '/rest-api/calendar/', auth: alice.auth, body: () => ({ name: unique('cal') }), field: 'name' },
+  { path: '/rest-api/rule/', auth: alice.auth, body: () => ({ name: 'r', frequency: 'DAILY', description: 'd' }), field: 'description' },
+  { path: '/rest-api/event/', auth: alice.auth, body: () => ({ title: 't', start: '2026-12-10 10:00', end: '2026-12-10 11:00', calendar: calendar.url }), field: 'title' },
+  { path: '/rest-api/alarm/', auth: alice.auth, body: () => ({ event: calendarEvent.url, alarm_phonenumber: '+12035550106', url_confirm: 'u' }), field: 'url_confirm' },
   // The console's sign-in: public, so the Basic header is ignored; the clean body signs in (201).
   { path: '/rest-api/session/', auth: alice.auth, body: () => ({ username: alice.username, password: alice.password }), field: 'username' },
 ];

@@ -10,3 +10,4 @@ export * from './schema/campaigns.ts';
 export * from './schema/sms.ts';
 export * from './schema/events.ts';
 export * from './schema/templates.ts';
+export * from './schema/appointments.ts';

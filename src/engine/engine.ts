@@ -18,6 +18,7 @@ import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
 import { releaseHeldSubscribers } from '../campaign/contact-waits.ts';
 import { SmsEngine } from './sms/engine.ts';
+import { runAlarms } from './alarms/alarms.ts';
 import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/campaigns.ts';
 import { voiceKind as voiceCampaigns } from '../campaign/kinds.ts';
 import { forgetEngine } from './store/heartbeats.ts';
@@ -121,6 +122,8 @@ export class Engine {
     const joined = await spoolNewContacts(db, { timeZone: this.ctx.config.timeZone });
     const ended = await this.endCampaigns();
     const aborted = await this.applyAbort();
+    // Appointment reminders (alarms/): due call alarms become subscribers of their reminder campaign, dialled below.
+    if (!this.stopping) await runAlarms(this.ctx);
     let started = 0;
     this.more = false;
     const live = await startCampaignIds(db, voiceCampaigns);

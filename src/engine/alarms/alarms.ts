@@ -1,0 +1,193 @@
+/**
+ * The alarm engine (issue 17, item 8): the engine loop calls `runAlarms` once per pass. It
+ * settles the call attempts whose calls are over (an alarm's status, result and retries, as
+ * Newfies records them), then fires the alarms now due — claimed `for update skip locked`, so
+ * engines sharing a PostgreSQL never fire one twice — inside each alarm's daily window in the
+ * callee's time zone:
+ * - a call becomes a subscriber, due now, of its calendar setting's reminder campaign (a
+ *   voice campaign, store.ts reminderCampaign), so the campaign machinery dials it: pacing,
+ *   the gateway's caps, do-not-call lists, the caller id, the owner's credit, billing, the
+ *   survey, the CDR — exactly as for any campaign call;
+ * - an SMS or an e-mail is sent at once (messages.ts).
+ * A call alarm that fails for good sends an SMS to its `phonenumber_sms_failure`, if any (a new
+ * alarm-request, method 2). The result of an answered call is read from its survey answers:
+ * a key whose label (or answer) begins with "confirm", "cancel" or "reschedul" gives
+ * CONFIRMED, CANCELLED or RESCHEDULED.
+ */
+import { AlarmMethod, AlarmResult, SubscriberStatus } from '../../db/schema.ts';
+import type { SurveyFlow } from '../../campaign/survey-flow.ts';
+import { insideDailyWindow, localTime } from '../../campaign/window.ts';
+import type { EngineContext } from '../context.ts';
+import { ownerBlock } from '../owner.ts';
+import { spawnOccurrences } from './recurrence.ts';
+import { sendReminderMail, sendReminderSms, type Sent, zoneOf } from './messages.ts';
+import {
+  type AttemptResult,
+  callAnswers,
+  claimDueAlarms,
+  type DueAlarm,
+  enqueueCallees,
+  eventOf,
+  findSetting,
+  finishRequest,
+  finishedCalls,
+  insertFallbackRequest,
+  type NewAttempt,
+  type NewCallee,
+  reminderCampaign,
+  type SettingRow,
+  settingOfAlarm,
+  settleAttempts,
+  startAttempts,
+  strandedMessages,
+} from './store.ts';
+
+/** At most this many alarms fire per pass. */
+const maxPerPass = 200;
+
+/** Settles finished calls, makes the next occurrence of started recurring events, then fires due alarms; returns how many attempts it started. */
+export async function runAlarms(ctx: EngineContext): Promise<number> {
+  await settleCalls(ctx);
+  await spawnOccurrences(ctx);
+  return fireDue(ctx);
+}
+
+/** The result a call's answers give (null: none of them names one). */
+export function resultOf(answers: { section_id: number | null; response: string; flow: unknown }[]): number | null {
+  for (const a of answers.slice().reverse()) {
+    const section = (a.flow as SurveyFlow | null)?.sections.find((s) => s.id === a.section_id);
+    const label = (/^\d$/.test(a.response) ? section?.keys[Number(a.response)] : undefined) ?? a.response;
+    const text = label.trim().toLowerCase();
+    if (text.startsWith('confirm')) return AlarmResult.Confirmed;
+    if (text.startsWith('cancel')) return AlarmResult.Cancelled;
+    if (text.startsWith('reschedul')) return AlarmResult.Rescheduled;
+  }
+  return null;
+}
+
+const answeredStatuses: number[] = [SubscriberStatus.Sent, SubscriberStatus.Completed];
+
+async function settleCalls(ctx: EngineContext): Promise<void> {
+  const stranded = await strandedMessages(ctx.db);
+  if (stranded.length) {
+    const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
+    await settleAttempts(ctx.db, lost, ctx.clock.now().toISOString());
+  }
+  const done = await finishedCalls(ctx.db);
+  if (!done.length) return;
+  const answers = await callAnswers(ctx.db, done.flatMap((d) => (d.callrequest_id ? [Number(d.callrequest_id)] : [])));
+  const results: AttemptResult[] = done.map((d) => {
+    const ok = answeredStatuses.includes(d.sub_status);
+    const mine = answers.filter((a) => Number(a.callrequest_id) === Number(d.callrequest_id));
+    return {
+      id: Number(d.id),
+      ok,
+      detail: ok ? 'call answered' : d.reason || 'call not answered',
+      callstatus: d.cause ?? 0,
+      duration: d.billsec ?? 0,
+      callrequest_id: d.callrequest_id === null ? null : Number(d.callrequest_id),
+      result: ok ? resultOf(mine) : null,
+    };
+  });
+  const failed = await settleAttempts(ctx.db, results, ctx.clock.now().toISOString());
+  for (const a of failed) {
+    if (a.method !== AlarmMethod.Call || !a.phonenumber_sms_failure) continue;
+    await smsFallback(ctx, a);
+  }
+}
+
+/** An SMS to the fallback number when every call attempt of an alarm failed. */
+async function smsFallback(ctx: EngineContext, a: { id: number; user_id: number; phonenumber_sms_failure: string | null; event_id: number }) {
+  const to = a.phonenumber_sms_failure as string;
+  const requestId = await insertFallbackRequest(ctx.db, a.id, AlarmMethod.Sms, ctx.clock.now().toISOString());
+  const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
+  const sent = event ? await sendReminderSms(ctx, a.user_id, setting, to, event) : { ok: false, detail: 'event gone' };
+  await finishRequest(ctx.db, requestId, sent.ok, sent.detail);
+}
+
+/** Whether now is inside the alarm's daily window, read in the callee's zone (the instance's for e-mail). */
+function inWindow(ctx: EngineContext, a: DueAlarm): boolean {
+  const zone = a.method !== AlarmMethod.Email && a.alarm_phonenumber ? zoneOf(ctx, a.alarm_phonenumber) : ctx.config.timeZone;
+  return insideDailyWindow(localTime(ctx.clock.now(), zone).time, a.daily_start, a.daily_stop);
+}
+
+interface Fired {
+  /** Attempts to finish now (SMS, e-mail), with their alarm. */
+  messages: { requestId: number; alarm: DueAlarm; setting?: SettingRow }[];
+  /** Attempts that failed before starting (no setting, no gateway …). */
+  refused: { requestId: number; detail: string }[];
+  started: number;
+}
+
+async function fireDue(ctx: EngineContext): Promise<number> {
+  const now = ctx.clock.now().toISOString();
+  const fired = await ctx.db.transaction(async (tx): Promise<Fired> => {
+    const due = (await claimDueAlarms(tx, now, maxPerPass)).filter((a) => inWindow(ctx, a));
+    if (!due.length) return { messages: [], refused: [], started: 0 };
+    const settings = new Map<number, SettingRow | undefined>();
+    const campaigns = new Map<number, number | string>();
+    const setting = async (id: number | null) => {
+      if (id === null) return undefined;
+      if (!settings.has(id)) settings.set(id, await findSetting(tx, id));
+      return settings.get(id);
+    };
+    const callees: NewCallee[] = [];
+    const attempts: NewAttempt[] = [];
+    const problems = new Map<number, string>();
+    const messages: DueAlarm[] = [];
+    const taken = new Set<string>();
+    for (const a of due) {
+      if (a.method !== AlarmMethod.Call) {
+        // The owner's account and credit decide as for a campaign: a blocked owner's alarms wait.
+        if (!(await ownerBlock(tx, a.user_id, 'sms'))) messages.push(a);
+        continue;
+      }
+      const s = await setting(a.setting_id);
+      if (!s) {
+        problems.set(a.id, 'no calendar setting: give the calendar user one');
+        continue;
+      }
+      if (!campaigns.has(s.id)) campaigns.set(s.id, await reminderCampaign(tx, s));
+      const campaign = campaigns.get(s.id) as number | string;
+      if (typeof campaign === 'string') {
+        problems.set(a.id, campaign);
+        continue;
+      }
+      const number = a.alarm_phonenumber as string;
+      if (taken.has(`${campaign}:${number}`)) continue; // the number's next alarm waits for this one
+      taken.add(`${campaign}:${number}`);
+      callees.push({
+        alarm_id: a.id,
+        campaign_id: campaign,
+        number,
+        full_name: a.full_name,
+        tz_code: zoneOf(ctx, number),
+        vars: { alarm_id: String(a.id), event_id: String(a.event_id), event_title: a.title, event_start: a.event_start },
+      });
+    }
+    const queued = callees.length ? await enqueueCallees(tx, callees, now) : [];
+    for (const q of queued) attempts.push({ alarm_id: q.alarm_id, method: AlarmMethod.Call, subscriber_id: Number(q.subscriber_id) });
+    for (const id of problems.keys()) attempts.push({ alarm_id: id, method: AlarmMethod.Call, subscriber_id: null });
+    for (const a of messages) attempts.push({ alarm_id: a.id, method: a.method, subscriber_id: null });
+    const started = await startAttempts(tx, attempts, now);
+    const requestOf = new Map(started.map((r) => [r.alarm_id, r.id]));
+    return {
+      started: started.length,
+      refused: [...problems].map(([id, detail]) => ({ requestId: requestOf.get(id) as number, detail })),
+      messages: await Promise.all(messages.map(async (a) => ({ requestId: requestOf.get(a.id) as number, alarm: a, setting: await setting(a.setting_id) }))),
+    };
+  });
+  const results: AttemptResult[] = fired.refused.map((r) => ({ id: r.requestId, ok: false, detail: r.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null }));
+  for (const m of fired.messages) {
+    const a = m.alarm;
+    const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
+    let sent: Sent;
+    if (a.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text });
+    else if (a.alarm_email) sent = await sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
+    else sent = { ok: false, detail: 'no e-mail address' };
+    results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
+  }
+  const failed = await settleAttempts(ctx.db, results, now);
+  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a);
+  return fired.started;
+}

@@ -3,6 +3,7 @@
  * default; a bad value is one clear line and exit 1 (see main.ts / cli.ts).
  */
 import path from 'node:path';
+import { countryCode } from './http/phone.ts';
 
 export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevels)[number];
@@ -34,6 +35,11 @@ export interface Config {
   readonly publicUrl: string;
   /** How long a browser sign-in (the console's session cookie) lasts, from sign-in (hours). */
   readonly sessionHours: number;
+  /**
+   * The country numbers written without `+` are read in (ISO 3166 alpha-2, e.g. "US"), unless
+   * their owner's account names another; undefined: such numbers are read as international.
+   */
+  readonly defaultCountry: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +105,14 @@ function publicUrl(env: Env, host: string): string {
   return raw.replace(/\/$/, '');
 }
 
+function defaultCountry(env: Env): string | undefined {
+  const raw = (env.DEFAULT_COUNTRY ?? '').trim();
+  if (raw === '') return undefined;
+  const code = countryCode(raw);
+  if (!code) throw new ConfigError(`DEFAULT_COUNTRY must be an ISO 3166 alpha-2 country code such as "US", got "${raw}"`);
+  return code;
+}
+
 /** Reads and validates the configuration; throws ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -123,5 +137,6 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     publicUrl: publicUrl(env, host),
     sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
+    defaultCountry: defaultCountry(env),
   });
 }

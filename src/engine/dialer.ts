@@ -133,7 +133,7 @@ async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: G
       subscriber: s,
       callUuid: crypto.randomUUID(),
       dialled: gatewayNumber(gateway, s.duplicate_contact),
-      callerId: pickCallerId(c.callerid, group, s.duplicate_contact),
+      callerId: pickCallerId(c.callerid, group, s.phone_key), // by key (contract §1): its E.164 digits
       attempt: s.count_attempt,
     }];
   });

@@ -17,6 +17,8 @@ export const users = pgTable('users', {
   sms_rate: numeric('sms_rate', { precision: 12, scale: 5 }).notNull().default('0'),
   /** A balance falling below it writes a balance.low event; null: none (migration 0020). */
   balance_low_threshold: numeric('balance_low_threshold', { precision: 16, scale: 5 }),
+  /** The country this user's numbers written without '+' are read in; null: DEFAULT_COUNTRY (migration 0023). */
+  default_country: varchar('default_country', { length: 2 }),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

@@ -21,6 +21,7 @@ export function presentAccount(request: FastifyRequest, row: UserRow): Static<ty
     call_rate: decimalNumber(row.call_rate),
     sms_rate: decimalNumber(row.sms_rate),
     balance_low_threshold: row.balance_low_threshold === null ? null : decimalNumber(row.balance_low_threshold),
+    default_country: row.default_country,
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,
   };

@@ -1,11 +1,29 @@
 import { Type } from '@sinclair/typebox';
-import { boolean, decimal, text } from '../../http/fields.ts';
+import { boolean, decimal, type Field, FieldError, text } from '../../http/fields.ts';
+import { countryCode } from '../../http/phone.ts';
 import { queueFields } from '../queue/queue.schema.ts';
 
 /**
  * An account's fields (issue 11 §2). The column limits are checked here; the account rules
  * (username characters, unique names, e-mail, the last admin) by users.service, for the CLI too.
  */
+/**
+ * The country the account's numbers written without '+' are read in (contract §1), overriding
+ * DEFAULT_COUNTRY: an ISO 3166 alpha-2 code (any case); null or "": DEFAULT_COUNTRY.
+ */
+const defaultCountry: Field<string | null> = {
+  schema: Type.Union([Type.String({ maxLength: 2 }), Type.Null()], {
+    description: "ISO 3166 alpha-2 country (e.g. \"US\") this account's numbers written without + are read in; null: DEFAULT_COUNTRY",
+  }),
+  required: false,
+  parse(value) {
+    if (value === null || value === '') return null;
+    const code = typeof value === 'string' ? countryCode(value) : undefined;
+    if (!code) throw new FieldError('Enter a valid ISO 3166 alpha-2 country code, such as "US".');
+    return code;
+  },
+};
+
 export const accountFields = {
   username: text({ required: true, max: 150, blank: false }),
   password: text({ required: true, max: 1024, blank: false, description: 'write-only: never shown' }),
@@ -18,6 +36,7 @@ export const accountFields = {
   call_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   sms_rate: decimal({ places: 5, maxDigits: 12, min: 0 }),
   balance_low_threshold: decimal({ places: 5, maxDigits: 16, nullable: true, description: 'a balance falling below it is a balance.low event; null: none' }),
+  default_country: defaultCountry,
 };
 
 export const AccountRecord = Type.Object({
@@ -35,6 +54,7 @@ export const AccountRecord = Type.Object({
   call_rate: Type.Number(),
   sms_rate: Type.Number(),
   balance_low_threshold: Type.Union([Type.Number(), Type.Null()]),
+  default_country: Type.Union([Type.String(), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

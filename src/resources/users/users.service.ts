@@ -30,6 +30,8 @@ export interface UserInput {
   call_rate?: string;
   sms_rate?: string;
   balance_low_threshold?: string | null;
+  /** The country its numbers without '+' are read in (contract §1); null: DEFAULT_COUNTRY. */
+  default_country?: string | null;
   is_active?: boolean;
 }
 

@@ -1,5 +1,4 @@
 /** Phonebooks and contacts, do-not-call lists, caller ids (issue 3). */
-import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, serial, smallint, text, varchar } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { createdDate, updatedDate } from './columns.ts';

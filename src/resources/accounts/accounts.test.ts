@@ -51,6 +51,7 @@ describe(`accounts (${dbLabel})`, () => {
       call_rate: 0.02,
       sms_rate: 0.01,
       balance_low_threshold: null,
+      default_country: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);

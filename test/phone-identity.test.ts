@@ -11,7 +11,9 @@ import { rekeyNumbers } from '../src/campaign/phone-rekey.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { queryRows } from '../src/db/database.ts';
 import { campaignPhonebooks, contacts, SubscriberStatus } from '../src/db/schema.ts';
+import { isDoNotCall } from '../src/campaign/dnc.ts';
 import { pass, type Scenario, scenario } from '../src/engine/engine.fixtures.ts';
+import { smsPass, smsScenario } from '../src/engine/sms/sms.fixtures.ts';
 import { makeUser, unique } from './factories.ts';
 import { call, dbLabel, idOf, testApp, testConfig } from './helpers.ts';
 
@@ -185,6 +187,20 @@ describe(`one identity per phone number (${dbLabel})`, () => {
     assert.deepEqual(JSON.parse(res.body), { imported: 1, duplicates_skipped: 2, rejected_count: 0, rejected: [] });
     const rows = await db.select({ contact: contacts.contact, key: contacts.phone_key }).from(contacts).where(eq(contacts.phonebook_id, book));
     assert.deepEqual(rows.map((r) => [r.contact, r.key]).sort(), [['+12035550151', '12035550151'], ['2035550152', '12035550152']]);
+  });
+
+  test('a STOP from the international form of a number messaged as written nationally bars the number in every form', async () => {
+    // An SMS subscriber written nationally by an owner who reads numbers in the US.
+    const s = await smsScenario(db, { numbers: ['2035550171'], subscriber: { phone_key: '12035550171' } });
+    await db.execute(sql`update users set default_country = 'US' where id = ${s.user.id}`);
+    await smsPass(s);
+    await s.events.inbound(s.gatewayId, { from: '+12035550171', to: '5550100', text: 'STOP', at: s.clock.now() });
+    const [row] = await queryRows<{ n: string; k: string }>(
+      db,
+      sql`select d.phone_number as n, d.phone_key as k from dnc_contacts d join dnc_lists l on l.id = d.dnc_id where l.user_id = ${s.user.id}`,
+    );
+    assert.deepEqual({ ...row }, { n: '+12035550171', k: '12035550171' });
+    assert.equal(await isDoNotCall(db, s.user.id, null, '(203) 555-0171', 'US'), true);
   });
 
   test('phone rekey gives numbers stored before keys (their digits) their E.164 key once a country applies', async () => {

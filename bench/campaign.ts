@@ -37,8 +37,9 @@ export async function fixture(db: Database): Promise<Fixture> {
 /** A phonebook of `n` contacts +1<area><7 digits>, written set-based. */
 export async function phonebook(db: Database, f: Fixture, area: string, n: number): Promise<number> {
   const book = await one<{ id: number }>(db, sql`insert into phonebooks (name, user_id) values (${`bench ${area}`}, ${f.userId}) returning id`);
-  await db.db.execute(sql`insert into contacts (phonebook_id, contact, full_name)
-    select ${book.id}, '+1' || ${area} || lpad(g::text, 7, '0'), 'Contact ' || g from generate_series(1, ${n}) g`);
+  await db.db.execute(sql`insert into contacts (phonebook_id, contact, phone_key, full_name)
+    select ${book.id}, '+1' || ${area} || lpad(g::text, 7, '0'), '1' || ${area} || lpad(g::text, 7, '0'), 'Contact ' || g
+    from generate_series(1, ${n}) g`);
   return book.id;
 }
 

@@ -181,8 +181,8 @@ async function postgres(backend: Backend): Promise<void> {
       const loadStarted = Date.now();
       const list = await one<{ id: number }>(db, sql`insert into dnc_lists (name, user_id, is_global) values ('bench', ${f.userId}, true) returning id`);
       // Numbers of the same shape as the campaign's, none of them on it (the lookups all miss).
-      await db.db.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
-        select ${list.id}, '+1' || (3000000000::bigint + g)::text from generate_series(1, ${dncRows}) g`);
+      await db.db.execute(sql`insert into dnc_contacts (dnc_id, phone_number, phone_key)
+        select ${list.id}, '+1' || (3000000000::bigint + g)::text, '1' || (3000000000::bigint + g)::text from generate_series(1, ${dncRows}) g`);
       const load = (Date.now() - loadStarted) / 1000;
       // The load's upkeep is done now, not during the run it is compared by: VACUUM (else
       // autovacuum, woken by ten million inserts, scans the list during that run) and the

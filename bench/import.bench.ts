@@ -5,7 +5,9 @@
  * and, in the same run, the baseline: a raw COPY of the same file without our server
  * (pg-copy-streams on PostgreSQL, COPY FROM '/dev/blob' in PGlite).
  * Targets: 1,000,000 contacts in ≤ 10 s on PostgreSQL, ≤ 40 s on PGlite; RSS growth ≤ 150 MB.
- * BENCH_DB=postgres or pglite runs one.
+ * BENCH_DB=postgres or pglite runs one. BENCH_NATIONAL=1 writes the numbers nationally
+ * ((203) 555-0000 style, without +) and serves with DEFAULT_COUNTRY=US: every row's key is then
+ * parsed (src/http/phone.ts), the import's costliest case.
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -19,6 +21,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { backends, benchDatabase, cli, fmt, type Server, startServer } from './support.ts';
 
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const national = process.env.BENCH_NATIONAL === '1';
 const password = 'bench-user-password';
 const auth = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
 // Shaped like contacts (a serial key, an index on the number), so the baseline pays the same
@@ -33,7 +36,7 @@ async function writeCsv(file: string): Promise<number> {
   out.write('contact,full_name,city\n');
   for (let i = 0; i < rows; i += 10_000) {
     const lines: string[] = [];
-    for (let j = i; j < Math.min(rows, i + 10_000); j++) lines.push(`+1203${String(j).padStart(7, '0')},Contact ${j},City ${j % 100}\n`);
+    for (let j = i; j < Math.min(rows, i + 10_000); j++) lines.push(`${national ? '203' : '+1203'}${String(j).padStart(7, '0')},Contact ${j},City ${j % 100}\n`);
     if (!out.write(lines.join(''))) await once(out, 'drain');
   }
   out.end();
@@ -144,13 +147,13 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'contacts.csv');
   try {
     const size = await writeCsv(file);
-    console.log(`bench:import — ${fmt(rows)} contacts, ${fmt(size / 1024 / 1024, 1)} MB CSV, node ${process.version}`);
+    console.log(`bench:import — ${fmt(rows)} contacts${national ? ' written nationally, DEFAULT_COUNTRY=US' : ''}, ${fmt(size / 1024 / 1024, 1)} MB CSV, node ${process.version}`);
     for (const backend of await backends('import')) {
       try {
         const baseline = backend.name === 'PostgreSQL' ? await baselinePostgres(file) : await baselinePglite(file);
         console.log(`${backend.name}: baseline raw COPY of the file ${fmt(baseline, 1)} s (${fmt(rows / baseline)} rows/s)`);
         cli(['user', 'create', '--username', 'bench', '--password', password], backend.env);
-        const server = await startServer(backend, 'bench-admin-password');
+        const server = await startServer(backend, 'bench-admin-password', national ? { DEFAULT_COUNTRY: 'US' } : {});
         try {
           const phonebook = await createPhonebook(server);
           const imp = await measure(server, () => importFile(server, phonebook, file));

@@ -316,8 +316,8 @@ async function fixture(db: Database, dataDir: string, prompt: string, farPort: n
   const survey = await one<{ id: number }>(db, sql`insert into survey_templates (name, user_id) values ('bench sip', ${user.id}) returning id`);
   await db.db.execute(sql`insert into section_templates (survey_id, "order", question, audiofile_id) values (${survey.id}, 1, 'Prompt', ${audio.id})`);
   const book = await one<{ id: number }>(db, sql`insert into phonebooks (name, user_id) values ('bench sip', ${user.id}) returning id`);
-  await db.db.execute(sql`insert into contacts (phonebook_id, contact, full_name)
-    select ${book.id}, '+1203' || lpad(g::text, 7, '0'), 'Contact ' || g from generate_series(1, ${CALLS}) g`);
+  await db.db.execute(sql`insert into contacts (phonebook_id, contact, phone_key, full_name)
+    select ${book.id}, '+1203' || lpad(g::text, 7, '0'), '1203' || lpad(g::text, 7, '0'), 'Contact ' || g from generate_series(1, ${CALLS}) g`);
   const c = await one<{ id: number }>(
     db,
     sql`insert into campaigns (campaign_code, name, user_id, callerid, aleg_gateway_id, survey_id, frequency, max_aleg, maxretry,

@@ -54,13 +54,20 @@ function userInput(opts: Record<string, string | boolean | undefined>): UserInpu
  * engine process loads only what it runs).
  */
 async function importResourceCommands(): Promise<((program: Command) => void)[]> {
-  const [queue, gateway, smsGateway, bulk] = await Promise.all([
+  const [queue, gateway, smsGateway, bulk, phone] = await Promise.all([
     import('./resources/queue/queue.cli.ts'),
     import('./resources/gateway/gateway.cli.ts'),
     import('./resources/sms-gateway/sms-gateway.cli.ts'),
     import('./resources/bulk/bulk.cli.ts'),
+    import('./resources/phone/phone.cli.ts'),
   ]);
-  return [queue.registerQueueCommands, gateway.registerGatewayCommands, smsGateway.registerSmsGatewayCommands, bulk.registerBulkCommands];
+  return [
+    queue.registerQueueCommands,
+    gateway.registerGatewayCommands,
+    smsGateway.registerSmsGatewayCommands,
+    bulk.registerBulkCommands,
+    phone.registerPhoneCommands,
+  ];
 }
 
 /**

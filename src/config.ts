@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { type CallingHours, type ContactCaps, parseCallingHours, parseContactCaps } from './campaign/contact-policy.ts';
+import { countryCode } from './http/phone.ts';
 
 export const LogLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevels)[number];
@@ -43,6 +44,11 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The sender of e-mail reminders. */
   readonly mailFrom: string;
+  /**
+   * The country numbers written without `+` are read in (ISO 3166 alpha-2, e.g. "US"), unless
+   * their owner's account names another; undefined: such numbers are read as international.
+   */
+  readonly defaultCountry: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -133,6 +139,15 @@ function policy<T>(env: Env, name: string, parse: (v: unknown) => { value: T | n
   return parsed.value;
 }
 
+/** DEFAULT_COUNTRY: the country numbers written without + are read in. */
+function defaultCountry(env: Env): string | undefined {
+  const raw = (env.DEFAULT_COUNTRY ?? '').trim();
+  if (raw === '') return undefined;
+  const code = countryCode(raw);
+  if (!code) throw new ConfigError(`DEFAULT_COUNTRY must be an ISO 3166 alpha-2 country code such as "US", got "${raw}"`);
+  return code;
+}
+
 /** Reads and validates the configuration; throws ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
@@ -161,5 +176,6 @@ export function loadConfig(env: Env = process.env): Config {
     callingHours: policy(env, 'CALLING_HOURS', parseCallingHours, '08:00-21:00'),
     smtpUrl: smtpUrl(env),
     mailFrom: (env.MAIL_FROM ?? '').trim() || 'reminders@localhost',
+    defaultCountry: defaultCountry(env),
   });
 }

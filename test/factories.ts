@@ -27,6 +27,7 @@ import type { TelephonyDriver } from '../src/drivers/voice/driver.ts';
 import { Engine } from '../src/engine/engine.ts';
 import { createUser as createAccount } from '../src/resources/users/users.service.ts';
 import { basic } from './helpers.ts';
+import { phoneKey } from '../src/http/phone.ts';
 
 export const unique = (prefix = 'x') => `${prefix}${crypto.randomBytes(5).toString('hex')}`;
 
@@ -132,8 +133,8 @@ export async function makePhonebook(db: Db, userId: number, numbers: string[] = 
 /** Contacts added to a phonebook: `numbers` active (full_name `N <number>`, additional_vars `{n}`), `inactive` not. */
 export async function addContacts(db: Db, phonebookId: number, numbers: string[], inactive: string[] = []): Promise<void> {
   const rows = [
-    ...numbers.map((contact) => ({ phonebook_id: phonebookId, contact, full_name: `N ${contact}`, additional_vars: { n: contact } })),
-    ...inactive.map((contact) => ({ phonebook_id: phonebookId, contact, status: 0 })),
+    ...numbers.map((contact) => ({ phonebook_id: phonebookId, contact, phone_key: phoneKey(contact), full_name: `N ${contact}`, additional_vars: { n: contact } })),
+    ...inactive.map((contact) => ({ phonebook_id: phonebookId, contact, phone_key: phoneKey(contact), status: 0 })),
   ];
   if (rows.length) await db.insert(contacts).values(rows);
 }
@@ -141,7 +142,7 @@ export async function addContacts(db: Db, phonebookId: number, numbers: string[]
 /** A do-not-call list of `userId` holding `numbers` (global with `isGlobal`); returns its id. */
 export async function makeDncList(db: Db, userId: number, numbers: string[] = [], isGlobal = false): Promise<number> {
   const [list] = await db.insert(dncLists).values({ name: unique('dnc'), user_id: userId, is_global: isGlobal }).returning();
-  if (numbers.length) await db.insert(dncContacts).values(numbers.map((phone_number) => ({ dnc_id: list.id, phone_number })));
+  if (numbers.length) await db.insert(dncContacts).values(numbers.map((phone_number) => ({ dnc_id: list.id, phone_number, phone_key: phoneKey(phone_number) })));
   return list.id;
 }
 

@@ -29,13 +29,13 @@ async function oldDataDir(name: string, extra = ''): Promise<string> {
     insert into users (username, password_hash, is_admin) values ('admin', 'hash-a', true), ('alice', 'hash-b', false);
     insert into payments (user_id, amount, description) values (2, 12.5, 'first top-up');
     insert into phonebooks (name, user_id) values ('customers', 2);
-    insert into contacts (phonebook_id, contact, full_name, additional_vars)
-      select 1, '3360000' || g, 'Contact ' || g, jsonb_build_object('n', g) from generate_series(1, ${CONTACTS}) g;
+    insert into contacts (phonebook_id, contact, phone_key, full_name, additional_vars)
+      select 1, '3360000' || g, '3360000' || g, 'Contact ' || g, jsonb_build_object('n', g) from generate_series(1, ${CONTACTS}) g;
     delete from contacts where id = ${CONTACTS}; -- the sequence is ahead of max(id)
     insert into campaigns (campaign_code, name, user_id) values ('SPRING', 'Spring', 2);
     insert into campaign_phonebooks (campaign_id, phonebook_id) values (1, 1);
     insert into dnc_lists (name, user_id) values ('do not call', 2);
-    insert into dnc_contacts (dnc_id, phone_number) values (1, '+33 6 12-34');
+    insert into dnc_contacts (dnc_id, phone_number, phone_key) values (1, '+33 6 12-34', '3361234');
     insert into login_failures (username, address, failures, window_start, expires_at)
       values ('bob', '10.0.0.1', 2, now(), now()), ('bob', '10.0.0.2', 1, now(), now());
     ${extra}
@@ -84,14 +84,14 @@ test('PGlite only: openDatabase upgrades a PostgreSQL 17 data directory to 18 on
       { contact: '336000012345', full_name: 'Contact 12345', additional_vars: { n: 12345 } },
     ]);
     assert.deepEqual(await rows(database, 'select campaign_id, phonebook_id from campaign_phonebooks'), [{ campaign_id: 1, phonebook_id: 1 }]);
-    assert.deepEqual(await rows(database, 'select phone_number, digits from dnc_contacts'), [{ phone_number: '+33 6 12-34', digits: '3361234' }]);
+    assert.deepEqual(await rows(database, 'select phone_number, phone_key from dnc_contacts'), [{ phone_number: '+33 6 12-34', phone_key: '3361234' }]);
     assert.deepEqual(await rows(database, 'select address from login_failures order by address'), [{ address: '10.0.0.1' }, { address: '10.0.0.2' }]);
     assert.deepEqual(await rows(database, 'select name, applied_at::text as at from schema_migrations order by name'), oldMigrations);
     // Triggers are on again (the copy ran them off): users_notify_changed fires for new rows.
     assert.deepEqual(await rows(database, "select tgenabled from pg_trigger where tgname = 'users_notify_changed'"), [{ tgenabled: 'O' }]);
 
     // Sequences continue where they were: the deleted last contact's id is not given again.
-    assert.deepEqual(await rows(database, "insert into contacts (phonebook_id, contact) values (1, '999') returning id"), [{ id: CONTACTS + 1 }]);
+    assert.deepEqual(await rows(database, "insert into contacts (phonebook_id, contact, phone_key) values (1, '999', '999') returning id"), [{ id: CONTACTS + 1 }]);
     assert.deepEqual(await rows(database, "insert into users (username, password_hash) values ('carol', 'h') returning id"), [{ id: 3 }]);
     assert.deepEqual(await rows(database, "insert into payments (user_id, amount) values (3, 1) returning id"), [{ id: 2 }]);
   } finally {

@@ -25,7 +25,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { appendEvents, EventType, smsMessageEventsSql } from './events.ts';
 import { type Db, queryRows } from '../db/database.ts';
-import { normalizePhone, phoneDigits } from '../http/phone.ts';
+import { nationalFormsOf, normalizePhone, phoneKey } from '../http/phone.ts';
 import type { DeliveryReport, InboundMessage, SmsEvents } from '../drivers/sms/driver.ts';
 
 export const OPT_OUT_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
@@ -228,11 +228,17 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
   await db.transaction(async (tx) => {
     await tx.execute(sql`insert into sms_inbound (sms_gateway_id, sender_number, recipient_number, content, opt_out, received_date)
       values ((select id from sms_gateways where id = ${gatewayId}), ${from}, ${msg.to.slice(0, 80)}, ${msg.text}, ${word}, ${msg.at.toISOString()}::timestamptz)`);
-    const digits = phoneDigits(from);
-    if (!word || !digits) return;
+    // An inbound sender is in international form (carriers give the MSISDN): its key is its digits.
+    const key = phoneKey(from);
+    if (!word || !key) return;
+    // The campaign that messaged this number: sent to it as written with or without '+', or
+    // nationally (its subscriber's key, read in the owner's country, says it is the same number).
+    const forms = [...new Set([from, key, `+${key}`, ...nationalFormsOf(key)])];
     const [owner] = await queryRows<{ user_id: number }>(
       tx,
-      sql`select m.user_id from sms_messages m where m.sms_gateway_id = ${gatewayId} and m.recipient_number in (${digits}, ${`+${digits}`})
+      sql`select m.user_id from sms_messages m left join sms_subscribers s on s.id = m.sms_subscriber_id
+          where m.sms_gateway_id = ${gatewayId} and m.recipient_number in (${sql.join(forms.map((f) => sql`${f}`), sql`, `)})
+            and coalesce(s.phone_key, regexp_replace(m.recipient_number, '[^0-9]', '', 'g')) = ${key}
           order by m.id desc limit 1`,
     );
     if (!owner) {
@@ -240,8 +246,8 @@ async function applyInbound(db: Db, log: EventsLog, gatewayId: number, msg: Inbo
       return;
     }
     const list = await optOutList(tx, owner.user_id);
-    await tx.execute(sql`insert into dnc_contacts (dnc_id, phone_number)
-      select ${list}, ${from} where not exists (select 1 from dnc_contacts where dnc_id = ${list} and digits = ${digits})`);
+    await tx.execute(sql`insert into dnc_contacts (dnc_id, phone_number, phone_key)
+      select ${list}, ${from}, ${key} where not exists (select 1 from dnc_contacts where dnc_id = ${list} and phone_key = ${key})`);
     await appendEvents(tx, [
       { type: EventType.SmsOptOut, userId: owner.user_id, data: { phone_number: from, word, dnc_list: `/rest-api/dnc-list/${list}/` } },
     ]);

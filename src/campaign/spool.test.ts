@@ -144,7 +144,7 @@ describe(`spool (${dbLabel})`, () => {
       db,
       sql`insert into sms_campaigns (sms_campaign_code, name, user_id) values (${unique('S').toUpperCase().slice(0, 20)}, ${unique('s')}, ${user.id}) returning id`,
     );
-    await db.execute(sql`insert into sms_subscribers (sms_campaign_id, duplicate_contact) values (${sms.id}, '+12035550501')`);
+    await db.execute(sql`insert into sms_subscribers (sms_campaign_id, duplicate_contact, phone_key) values (${sms.id}, '+12035550501', '12035550501')`);
     await db.execute(sql`delete from sms_campaigns where id = ${sms.id}`);
     const left = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${sms.id}`);
     assert.equal(left[0].n, 0);

@@ -1,6 +1,6 @@
 /**
  * Spooling (contract §5): the active contacts of a campaign's phonebooks become its
- * subscribers, one per distinct number, in set-based SQL (INSERT … SELECT), so
+ * subscribers, one per distinct number (its key, contract §1), in set-based SQL (INSERT … SELECT), so
  * a million contacts spool in seconds. Time zones are computed per number prefix (in JS, a
  * few thousand at most) and joined in the same INSERT. Contacts added later to the phonebooks of running campaigns join them through
  * `spoolNewContacts` (the trickle rule), which reads only contacts newer than the last spooled.
@@ -48,30 +48,31 @@ async function maxContactId(db: Db): Promise<number> {
   return Number(row?.m ?? 0);
 }
 
-const prefixOf = (column: SQL) => sql`left(ltrim(${column}, '+'), ${PREFIX_DIGITS})`;
+const prefixOf = (key: SQL) => sql`left(${key}, ${PREFIX_DIGITS})`;
 
 /**
  * The zone of each number prefix found in the phonebooks `books` (an SQL list of ids), as JSON
- * rows {prefix, tz_code, gmt_offset} for the INSERT to join. Prefixes are found by a skip scan
- * of the (phonebook_id, contact) index: from each number, the next one past its prefix (numbers
- * sort bytewise, collation "C"), one index probe per prefix, instead of reading every contact
+ * rows {prefix, tz_code, gmt_offset} for the INSERT to join. A prefix is the first digits of a
+ * number's key (its E.164 digits, contract §1), so a national number is zoned by its country,
+ * not by its first digits read as a country code. Prefixes are found by a skip scan of the
+ * (phonebook_id, phone_key) index: from each key, the next one past its prefix (keys sort
+ * bytewise, collation "C"), one index probe per prefix, instead of reading every contact
  * (half a second for a million). It sees every contact of the phonebooks, a superset of those
  * spooled: the extra prefixes are harmless.
  */
 async function zonesOfPhonebooks(db: Db, books: SQL, timeZone: string): Promise<string> {
-  const rawPrefix = (contact: SQL) => sql`left(${contact}, ${PREFIX_DIGITS} + (left(${contact}, 1) = '+')::int)`;
   const prefixes = await queryRows<{ prefix: string; sample: string }>(
     db,
     sql`with recursive books as (${books}), found as (
-          select b.id as book, f.contact from books b, lateral (
-            select c.contact from contacts c where c.phonebook_id = b.id order by c.contact limit 1) f
+          select b.id as book, f.phone_key from books b, lateral (
+            select c.phone_key from contacts c where c.phonebook_id = b.id order by c.phone_key limit 1) f
           union all
-          select found.book, n.contact from found, lateral (
-            select c.contact from contacts c
-            where c.phonebook_id = found.book and c.contact > (${rawPrefix(sql`found.contact`)} || chr(255)) collate "C"
-            order by c.contact limit 1) n
+          select found.book, n.phone_key from found, lateral (
+            select c.phone_key from contacts c
+            where c.phonebook_id = found.book and c.phone_key > (${prefixOf(sql`found.phone_key`)} || chr(255)) collate "C"
+            order by c.phone_key limit 1) n
         )
-        select ${prefixOf(sql`contact`)} as prefix, min(contact) as sample from found group by 1`,
+        select ${prefixOf(sql`phone_key`)} as prefix, min(phone_key) as sample from found group by 1`,
   );
   const now = new Date();
   return JSON.stringify(prefixes.map(({ prefix, sample }) => ({ prefix, ...zoneOfNumber(sample, timeZone, now) })));
@@ -111,20 +112,21 @@ async function insertSubscribers(
     const zones = await zonesOfPhonebooks(tx, books, timeZone);
     const [row] = await queryRows<{ n: number }>(
       tx,
-      // One subscriber per number: DISTINCT ON keeps a number's first contact (numbers sort
-      // bytewise, collation "C"), NOT EXISTS skips numbers the campaign already has. Subscribers
-      // are written in contact order, the order they are dialled in (by subscriber id).
+      // One subscriber per number (contract §1: per key, so +12035550101 and (203) 555-0101
+      // are one): DISTINCT ON keeps a key's first contact (keys sort bytewise, collation "C"),
+      // NOT EXISTS skips keys the campaign already has. Subscribers are written in contact
+      // order, the order they are dialled in (by subscriber id).
       sql`with src as (
-            select distinct on (c.contact) c.id, c.contact, c.full_name, c.additional_vars ${source}
+            select distinct on (c.phone_key) c.id, c.contact, c.phone_key, c.full_name, c.additional_vars ${source}
               and not exists (
-                select 1 from ${t.subscribers} s where s.${t.campaignColumn} = ${campaignId} and s.duplicate_contact = c.contact)
-            order by c.contact, c.id
+                select 1 from ${t.subscribers} s where s.${t.campaignColumn} = ${campaignId} and s.phone_key = c.phone_key)
+            order by c.phone_key, c.id
           ), ins as (
-            insert into ${t.subscribers} (${t.campaignColumn}, contact_id, duplicate_contact, full_name, additional_vars, tz_code, gmt_offset)
-            select ${campaignId}, src.id, src.contact, left(src.full_name, 200), src.additional_vars,
+            insert into ${t.subscribers} (${t.campaignColumn}, contact_id, duplicate_contact, phone_key, full_name, additional_vars, tz_code, gmt_offset)
+            select ${campaignId}, src.id, src.contact, src.phone_key, left(src.full_name, 200), src.additional_vars,
                    coalesce(z.tz_code, ''), z.gmt_offset
             from src left join jsonb_to_recordset(${zones}::jsonb) as z(prefix text, tz_code text, gmt_offset numeric)
-              on z.prefix = ${prefixOf(sql`src.contact`)}
+              on z.prefix = ${prefixOf(sql`src.phone_key`)}
             order by src.id
             returning 1
           )

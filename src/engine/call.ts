@@ -78,6 +78,7 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
     callerId: claimed.callerId,
     campaign: c,
     phoneNumber: to,
+    phoneKey: claimed.subscriber.phone_key,
     allowPrivate: ctx.config.webhookAllowPrivate,
     transferSlot: () => takeTransferSlot(c.id, c.max_xfer),
     sendSms: (template) => sendCallSms(ctx, { campaign: c, callrequestId: claimed.callrequestId, to, template, variables }),

@@ -2,6 +2,7 @@
  * Contact caps across campaigns and legal calling hours (issue 16, items 3–4), through the
  * engine (scripted driver, fake clock) and the API (the account's settings, the campaign read).
  */
+import { phoneKey } from '../http/phone.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eq } from 'drizzle-orm';
@@ -45,7 +46,7 @@ async function anotherCampaign(s: Scenario, numbers: string[], over: Partial<typ
     .returning();
   const subs = await db
     .insert(subscribers)
-    .values(numbers.map((n) => ({ campaign_id: c.id, duplicate_contact: n, next_attempt_at: '2026-01-01T00:00:00Z' })))
+    .values(numbers.map((n) => ({ campaign_id: c.id, duplicate_contact: n, phone_key: phoneKey(n), next_attempt_at: '2026-01-01T00:00:00Z' })))
     .returning({ id: subscribers.id });
   return { campaignId: c.id, subscriberIds: subs.map((r) => r.id) };
 }

@@ -23,7 +23,7 @@ export interface EngineContext {
   drivers: (gateway: typeof gateways.$inferSelect) => TelephonyDriver;
   /** The SMS driver of an SMS gateway (one per gateway); without it the engine sends no SMS. */
   smsDrivers?: (gateway: typeof smsGateways.$inferSelect) => SmsDriver;
-  config: Pick<Config, 'timeZone' | 'billingIncrement'> & Partial<Pick<Config, 'webhookAllowPrivate' | 'dataDir' | 'contactCaps' | 'callingHours' | 'smtpUrl' | 'mailFrom'>>;
+  config: Pick<Config, 'timeZone' | 'billingIncrement'> & Partial<Pick<Config, 'webhookAllowPrivate' | 'dataDir' | 'contactCaps' | 'callingHours' | 'smtpUrl' | 'mailFrom' | 'defaultCountry'>>;
   /** This engine process's id, written on its callrequests (crash recovery). */
   engineId: string;
 }

@@ -128,8 +128,10 @@ async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: G
   const rows = await markInProcess(tx, ids, now);
   const byId = new Map(rows.map((s) => [s.id, s]));
   const subs = ids.flatMap((id) => byId.get(id) ?? []);
-  // Caller-id rotation (callerid-rotation.ts): one read and one count for the whole claim.
-  const callerIds = await pickCallerIds(tx, c, subs.map((s) => s.duplicate_contact), { now: ctx.clock.now(), timeZone: ctx.config.timeZone });
+  // Caller-id rotation (callerid-rotation.ts): one read and one count for the whole claim; numbers
+  // by their key (contract §1: E.164 digits in the owner's country), so area codes are found
+  // in numbers written nationally too.
+  const callerIds = await pickCallerIds(tx, c, subs.map((s) => `+${s.phone_key}`), { now: ctx.clock.now(), timeZone: ctx.config.timeZone });
   const planned = subs.map((s, i) => ({
     subscriber: s,
     callUuid: crypto.randomUUID(),

@@ -12,6 +12,7 @@ import { ManualClock } from '../clock.ts';
 import type { Engine } from './engine.ts';
 import { type CallScript, ScriptedDriver } from '../drivers/voice/scripted.ts';
 import type { SmsDriver } from '../drivers/sms/driver.ts';
+import { phoneKey } from '../http/phone.ts';
 
 let nextSectionId = 1_000_000;
 
@@ -83,7 +84,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
   const numbers = opts.numbers ?? ['+15550001'];
   const subs = await db
     .insert(subscribers)
-    .values(numbers.map((n) => ({ campaign_id: campaign.id, duplicate_contact: n, next_attempt_at: '2026-01-01T00:00:00Z', ...opts.subscriber })))
+    .values(numbers.map((n) => ({ campaign_id: campaign.id, duplicate_contact: n, phone_key: phoneKey(n), next_attempt_at: '2026-01-01T00:00:00Z', ...opts.subscriber })))
     .returning({ id: subscribers.id });
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);

@@ -62,7 +62,7 @@ test(`a number added to the campaign's DNC list mid-campaign becomes NOT_AUTHORI
   const [list] = await db.insert(dncLists).values({ name: 'dnc', user_id: s.userId }).returning();
   await db.update(campaigns).set({ dnc_id: list.id }).where(eq(campaigns.id, s.campaignId));
   assert.equal(await pass(s), 1);
-  await db.insert(dncContacts).values({ dnc_id: list.id, phone_number: '+15550002' });
+  await db.insert(dncContacts).values({ dnc_id: list.id, phone_number: '+15550002', phone_key: '15550002' });
   await s.clock.advance(10_000);
   assert.equal(await pass(s), 0);
   const rows = await subscriberRows(s.campaignId);

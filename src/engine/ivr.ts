@@ -43,6 +43,8 @@ export interface IvrContext {
   callerId: string;
   campaign: { id: number; user_id: number; dnc_id: number | null; sms_gateway_id: number | null; calltimeout: number };
   phoneNumber: string;
+  /** The number's key (contract §1): what an opt-out puts on the DNC list. */
+  phoneKey: string;
   /** Sends the send-SMS section's text to the caller; answers what happened (sms/call-sms.ts). */
   sendSms?: (template: string) => Promise<string>;
   /** HTTP timeout of API sections; absent = the section's own `timeout` (seconds). */
@@ -91,7 +93,7 @@ const inRange = (d: string, min: number, max: number) => /^\d+$/.test(d) && Numb
 async function addToDnc(ctx: IvrContext): Promise<string> {
   const list = await optOutList(ctx.db, ctx.campaign.dnc_id, ctx.campaign.user_id);
   if (!list) return 'not added: no DNC list';
-  await addDncNumber(ctx.db, list.id, ctx.phoneNumber);
+  await addDncNumber(ctx.db, list.id, ctx.phoneNumber, ctx.phoneKey);
   return `added to DNC list ${list.id}`;
 }
 

@@ -52,7 +52,7 @@ test(`a contact added to a phonebook of a running campaign joins it and is calle
   const [book] = await db.insert(phonebooks).values({ name: 'pb', user_id: s.userId }).returning();
   await db.insert(campaignPhonebooks).values({ campaign_id: s.campaignId, phonebook_id: book.id });
   assert.equal(await pass(s), 1);
-  await db.insert(contacts).values({ phonebook_id: book.id, contact: '+15550777' });
+  await db.insert(contacts).values({ phonebook_id: book.id, contact: '+15550777', phone_key: '15550777' });
   await s.clock.advance(1000);
   const r = await s.engine.runOnce();
   await s.engine.settle();

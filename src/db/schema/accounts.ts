@@ -23,6 +23,8 @@ export const users = pgTable('users', {
   contact_caps: jsonb('contact_caps'),
   /** Legal calling hours in each contact's local time; null: off (migration 0025). */
   calling_hours: jsonb('calling_hours'),
+  /** The country this user's numbers written without '+' are read in; null: DEFAULT_COUNTRY (migration 0023). */
+  default_country: varchar('default_country', { length: 2 }),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

@@ -138,6 +138,7 @@ export const subscribers = pgTable(
   },
   (t) => [
     uniqueIndex('subscribers_campaign_number_idx').on(t.campaign_id, t.duplicate_contact),
+    index('subscribers_campaign_key_idx').on(t.campaign_id, t.phone_key),
     index('subscribers_due_idx').on(t.campaign_id, t.status, t.next_attempt_at),
     index('subscribers_waiting_idx').on(t.campaign_id, t.wait_reason).where(sql`${t.wait_reason} is not null`),
   ],

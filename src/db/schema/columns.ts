@@ -49,6 +49,8 @@ export const subscriberColumns = (pending: number) => ({
   contact_id: integer('contact_id'),
   /** The number to dial or message, normalised (contract §1); collation "C" (migration 0011). */
   duplicate_contact: varchar('duplicate_contact', { length: 21 }).notNull(),
+  /** The number's identity: one subscriber per key in a campaign (src/http/phone.ts; migration 0023). */
+  phone_key: varchar('phone_key', { length: 20 }).notNull(),
   full_name: varchar('full_name', { length: 200 }).notNull().default(''),
   status: smallint('status').notNull().default(pending),
   count_attempt: integer('count_attempt').notNull().default(0),

@@ -26,13 +26,15 @@ export const contacts = pgTable(
     phonebook_id: integer('phonebook_id').notNull().references(() => phonebooks.id, { onDelete: 'cascade' }),
     /** The normalised number: an optional + and digits (contract §1); collation "C" (migration 0011). */
     contact: varchar('contact', { length: 21 }).notNull(),
+    /** The number's identity (src/http/phone.ts, phoneKey; migration 0023); collation "C". */
+    phone_key: varchar('phone_key', { length: 20 }).notNull(),
     full_name: varchar('full_name', { length: 200 }).notNull().default(''),
     additional_vars: jsonb('additional_vars').notNull().default({}),
     status: smallint('status').notNull().default(ContactStatus.Active),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [index('contacts_phonebook_contact_idx').on(t.phonebook_id, t.contact), index('contacts_phonebook_id_idx').on(t.phonebook_id, t.id)],
+  (t) => [index('contacts_phonebook_key_idx').on(t.phonebook_id, t.phone_key), index('contacts_phonebook_id_idx').on(t.phonebook_id, t.id)],
 );
 
 export const dncLists = pgTable(
@@ -55,12 +57,12 @@ export const dncContacts = pgTable(
     id: serial('id').primaryKey(),
     dnc_id: integer('dnc_id').notNull().references(() => dncLists.id, { onDelete: 'cascade' }),
     phone_number: varchar('phone_number', { length: 21 }).notNull(),
-    /** Digits only: DNC matching compares digits (contract §1). Kept by the database. */
-    digits: varchar('digits', { length: 20 }).generatedAlwaysAs(sql`regexp_replace(phone_number, '[^0-9]', '', 'g')`),
+    /** The number's identity, which DNC matching compares (src/http/phone.ts, phoneKey; migration 0023). */
+    phone_key: varchar('phone_key', { length: 20 }).notNull(),
     created_date: createdDate(),
     updated_date: updatedDate(),
   },
-  (t) => [index('dnc_contacts_digits_dnc_idx').on(t.digits, t.dnc_id), index('dnc_contacts_dnc_id_idx').on(t.dnc_id, t.id)],
+  (t) => [index('dnc_contacts_phone_key_dnc_idx').on(t.phone_key, t.dnc_id), index('dnc_contacts_dnc_id_idx').on(t.dnc_id, t.id)],
 );
 
 export const calleridGroups = pgTable(

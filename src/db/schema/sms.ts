@@ -95,6 +95,7 @@ export const smsSubscribers = pgTable(
   },
   (t) => [
     uniqueIndex('sms_subscribers_campaign_number_idx').on(t.sms_campaign_id, t.duplicate_contact),
+    index('sms_subscribers_campaign_key_idx').on(t.sms_campaign_id, t.phone_key),
     index('sms_subscribers_due_idx').on(t.sms_campaign_id, t.status, t.next_attempt_at),
   ],
 );

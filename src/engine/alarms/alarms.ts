@@ -20,6 +20,8 @@ import { insideDailyWindow, localTime } from '../../campaign/window.ts';
 import type { EngineContext } from '../context.ts';
 import { ownerBlock } from '../owner.ts';
 import { spawnOccurrences } from './recurrence.ts';
+import { countryOf } from '../../campaign/phone-country.ts';
+import { phoneKey } from '../../http/phone.ts';
 import { sendReminderMail, sendReminderSms, type Sent, zoneOf } from './messages.ts';
 import {
   type AttemptResult,
@@ -160,6 +162,7 @@ async function fireDue(ctx: EngineContext): Promise<number> {
         alarm_id: a.id,
         campaign_id: campaign,
         number,
+        key: phoneKey(number, await countryOf(tx, 'users', a.user_id, ctx.config.defaultCountry)),
         full_name: a.full_name,
         tz_code: zoneOf(ctx, number),
         vars: { alarm_id: String(a.id), event_id: String(a.event_id), event_title: a.title, event_start: a.event_start },

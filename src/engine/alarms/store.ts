@@ -135,6 +135,8 @@ export interface NewCallee {
   alarm_id: number;
   campaign_id: number;
   number: string;
+  /** The number's key (contract §1), in its owner's country. */
+  key: string;
   full_name: string;
   tz_code: string;
   vars: Record<string, string>;
@@ -149,10 +151,10 @@ export function enqueueCallees(tx: Db, callees: NewCallee[], now: string): Promi
   return queryRows<{ alarm_id: number; subscriber_id: number }>(
     tx,
     sql`with v as (
-          select * from jsonb_to_recordset(${json(callees)}) as v(alarm_id int, campaign_id int, number text, full_name text, tz_code text, vars jsonb)
+          select * from jsonb_to_recordset(${json(callees)}) as v(alarm_id int, campaign_id int, number text, key text, full_name text, tz_code text, vars jsonb)
         ), put as (
-          insert into subscribers as s (campaign_id, duplicate_contact, full_name, status, count_attempt, next_attempt_at, tz_code, additional_vars)
-          select v.campaign_id, v.number, left(v.full_name, 200), ${SubscriberStatus.Pending}, 0, ${now}::timestamptz, v.tz_code, v.vars from v
+          insert into subscribers as s (campaign_id, duplicate_contact, phone_key, full_name, status, count_attempt, next_attempt_at, tz_code, additional_vars)
+          select v.campaign_id, v.number, v.key, left(v.full_name, 200), ${SubscriberStatus.Pending}, 0, ${now}::timestamptz, v.tz_code, v.vars from v
           on conflict (campaign_id, duplicate_contact) do update set
             status = ${SubscriberStatus.Pending}, count_attempt = 0, next_attempt_at = excluded.next_attempt_at, full_name = excluded.full_name,
             tz_code = excluded.tz_code, additional_vars = excluded.additional_vars, reason = '', updated_date = now()

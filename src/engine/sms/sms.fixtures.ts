@@ -14,6 +14,7 @@ import type { Engine } from '../engine.ts';
 import type { SmsDriver, SmsEvents, SmsSubmit, SubmitResult } from '../../drivers/sms/driver.ts';
 import { createSmsDriver } from '../../drivers/sms/index.ts';
 import { smsEvents } from '../../campaign/sms-events.ts';
+import { phoneKey } from '../../http/phone.ts';
 
 const quiet = { info: () => {}, warn: () => {}, error: (m: string) => console.error(m) };
 
@@ -100,7 +101,7 @@ export async function smsScenario(db: Db, opts: SmsScenarioOptions = {}): Promis
   const subs = numbers.length
     ? await db
         .insert(smsSubscribers)
-        .values(numbers.map((n) => ({ sms_campaign_id: campaign.id, duplicate_contact: n, next_attempt_at: '2026-01-01T00:00:00Z', ...opts.subscriber })))
+        .values(numbers.map((n) => ({ sms_campaign_id: campaign.id, duplicate_contact: n, phone_key: phoneKey(n), next_attempt_at: '2026-01-01T00:00:00Z', ...opts.subscriber })))
         .returning({ id: smsSubscribers.id })
     : [];
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');

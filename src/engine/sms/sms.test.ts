@@ -63,7 +63,7 @@ test(`a number put on the owner's global DNC list mid-campaign becomes NOT_AUTHO
   const s = await smsScenario(db, { campaign: { frequency: 6 }, numbers: ['+15550001', '+1 555-0002'] });
   assert.equal(await smsPass(s), 1);
   const [list] = await db.insert(dncLists).values({ name: 'global', user_id: s.user.id, is_global: true }).returning();
-  await db.insert(dncContacts).values({ dnc_id: list.id, phone_number: '15550002' });
+  await db.insert(dncContacts).values({ dnc_id: list.id, phone_number: '15550002', phone_key: '15550002' });
   await s.clock.advance(10_000);
   assert.equal(await smsPass(s), 0);
   const rows = await subscriberRows(s.campaignId);
@@ -190,7 +190,7 @@ test(`a contact added to a running campaign's phonebook is messaged (${dbLabel})
   const patched = await call(t.app, s.user.auth, 'PATCH', `/rest-api/sms-campaigns/${s.campaignId}/`, { phonebook: [book] });
   assert.equal(patched.statusCode, 202, patched.body);
   assert.equal(await smsPass(s), 1);
-  await db.insert(contacts).values({ phonebook_id: book, contact: '+15557002', full_name: 'Late' });
+  await db.insert(contacts).values({ phonebook_id: book, contact: '+15557002', phone_key: '15557002', full_name: 'Late' });
   assert.equal(await smsPass(s), 1);
   assert.deepEqual((await messageRows(s.campaignId)).map((m) => m.recipient_number), ['+15557001', '+15557002']);
 });

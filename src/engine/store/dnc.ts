@@ -12,6 +12,7 @@ export async function optOutList(db: Db, dncId: number | null, userId: number): 
   return list;
 }
 
-export async function addDncNumber(db: Db, dncId: number, phoneNumber: string): Promise<void> {
-  await db.execute(sql`insert into dnc_contacts (dnc_id, phone_number) values (${dncId}, ${phoneNumber})`);
+/** Adds the number, with its key (the subscriber's: contract §1), to the list. */
+export async function addDncNumber(db: Db, dncId: number, phoneNumber: string, phoneKey: string): Promise<void> {
+  await db.execute(sql`insert into dnc_contacts (dnc_id, phone_number, phone_key) values (${dncId}, ${phoneNumber}, ${phoneKey})`);
 }

@@ -34,7 +34,7 @@ export function markSmsDoNotCall(tx: Db, ids: number[], userId: number): Promise
     tx,
     sql`with hit as (
           update sms_subscribers s set status = ${S.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-          where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, null)}
+          where s.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${doNotCallSql(sql`s.phone_key`, userId, null)}
           returning ${finalColumns}, ${userId}::int as user_id
         ), written as (${finalEvents('hit')})
         select id from hit`,

@@ -24,7 +24,7 @@ export function markDoNotCall(tx: Db, ids: number[], userId: number, dncId: numb
     tx,
     sql`with hit as (
           update subscribers s set status = ${SubscriberStatus.NotAuthorized}, reason = 'on a do-not-call list', updated_date = now()
-          where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.duplicate_contact`, userId, dncId)}
+          where s.id = any(${idArray(ids)}) and ${doNotCallSql(sql`s.phone_key`, userId, dncId)}
           returning s.id, s.campaign_id, s.status, s.reason, s.duplicate_contact, ${userId}::int as user_id
         ), written as (${finalEvents('hit')})
         select id from hit`,

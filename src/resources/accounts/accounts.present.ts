@@ -24,6 +24,7 @@ export function presentAccount(request: FastifyRequest, row: UserRow): Static<ty
     recording_retention_days: row.recording_retention_days,
     contact_caps: (row.contact_caps ?? null) as Static<typeof AccountRecord>['contact_caps'],
     calling_hours: (row.calling_hours ?? null) as Static<typeof AccountRecord>['calling_hours'],
+    default_country: row.default_country,
     created_date: isoTime(row.created_date) as string,
     updated_date: isoTime(row.updated_date) as string,
   };

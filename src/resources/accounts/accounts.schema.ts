@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { boolean, decimal, integer, text } from '../../http/fields.ts';
+import { boolean, decimal, type Field, FieldError, integer, text } from '../../http/fields.ts';
+import { countryCode } from '../../http/phone.ts';
 import { queueFields } from '../queue/queue.schema.ts';
 import { CallingHoursRecord, callingHoursField, ContactCapsRecord, contactCapsField } from './compliance.fields.ts';
 
@@ -7,6 +8,23 @@ import { CallingHoursRecord, callingHoursField, ContactCapsRecord, contactCapsFi
  * An account's fields (issue 11 §2). The column limits are checked here; the account rules
  * (username characters, unique names, e-mail, the last admin) by users.service, for the CLI too.
  */
+/**
+ * The country the account's numbers written without '+' are read in (contract §1), overriding
+ * DEFAULT_COUNTRY: an ISO 3166 alpha-2 code (any case); null or "": DEFAULT_COUNTRY.
+ */
+const defaultCountry: Field<string | null> = {
+  schema: Type.Union([Type.String({ maxLength: 2 }), Type.Null()], {
+    description: "ISO 3166 alpha-2 country (e.g. \"US\") this account's numbers written without + are read in; null: DEFAULT_COUNTRY",
+  }),
+  required: false,
+  parse(value) {
+    if (value === null || value === '') return null;
+    const code = typeof value === 'string' ? countryCode(value) : undefined;
+    if (!code) throw new FieldError('Enter a valid ISO 3166 alpha-2 country code, such as "US".');
+    return code;
+  },
+};
+
 export const accountFields = {
   username: text({ required: true, max: 150, blank: false }),
   password: text({ required: true, max: 1024, blank: false, description: 'write-only: never shown' }),
@@ -22,6 +40,7 @@ export const accountFields = {
   recording_retention_days: integer({ min: 1, max: 36_500, nullable: true, description: "the user's call recordings older than this many days are deleted, files and rows; null: kept" }),
   contact_caps: contactCapsField,
   calling_hours: callingHoursField,
+  default_country: defaultCountry,
 };
 
 export const AccountRecord = Type.Object({
@@ -42,6 +61,7 @@ export const AccountRecord = Type.Object({
   recording_retention_days: Type.Union([Type.Integer(), Type.Null()]),
   contact_caps: ContactCapsRecord,
   calling_hours: CallingHoursRecord,
+  default_country: Type.Union([Type.String(), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),
   updated_date: Type.String({ format: 'date-time' }),
 });

@@ -54,6 +54,7 @@ describe(`accounts (${dbLabel})`, () => {
       recording_retention_days: null,
       contact_caps: null,
       calling_hours: null,
+      default_country: null,
     });
     assert.match(created_date, /Z$/);
     assert.match(updated_date, /Z$/);

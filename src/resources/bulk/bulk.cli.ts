@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { eq } from 'drizzle-orm';
+import { loadConfig } from '../../config.ts';
 import { CliError, cliPath, print, printError, stderrIsTTY, withDatabase } from '../../cli-support.ts';
 import { dncLists, phonebooks } from '../../db/schema.ts';
 import { contactTarget, dncTarget, type ImportTarget } from './bulk.csv.ts';
@@ -73,7 +74,11 @@ async function runImport(job: ImportJob): Promise<void> {
     const stream = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
     const bar = stderrIsTTY() ? progressBar(stream, size) : undefined;
     try {
-      return await importCsv(database, job.target, job.parentId, stream, { skipDuplicates: job.skipDuplicates, onProgress: bar?.update });
+      return await importCsv(database, job.target, job.parentId, stream, {
+        skipDuplicates: job.skipDuplicates,
+        defaultCountry: loadConfig().defaultCountry,
+        onProgress: bar?.update,
+      });
     } catch (err) {
       throw err instanceof ImportFileError ? new CliError(`${job.file}: ${err.message}`) : err;
     } finally {

@@ -4,7 +4,7 @@
  */
 import { jsonObjectProblem } from '../../http/fields.ts';
 import { restoreCell } from '../../http/csv.ts';
-import { normalizePhone } from '../../http/phone.ts';
+import { normalizePhone, phoneKey } from '../../http/phone.ts';
 
 /** A row's values in the order of `ImportTarget.columns`, or the reason it is rejected. */
 export type RowReader = (record: string[]) => string[] | string;
@@ -23,8 +23,11 @@ export interface ImportTarget {
   parent: { table: 'phonebooks' | 'dnc_lists'; resource: 'phonebook' | 'dnc-list' };
   /** The columns a RowReader yields, after the parent key. */
   columns: readonly string[];
-  /** Reads the first record; a string says why the file is not one we import (contract: 400). */
-  readHeader(first: string[]): HeaderReading | string;
+  /**
+   * Reads the first record; a string says why the file is not one we import (contract: 400).
+   * Numbers without `+` are read in `country` (the parent's owner's, else DEFAULT_COUNTRY).
+   */
+  readHeader(first: string[], country?: string): HeaderReading | string;
   /** The duplicate key, over a staged row `s` and over an existing row `e`. */
   duplicateKey: { staged: string; existing: string };
 }
@@ -49,7 +52,7 @@ function columnCountError(expected: number, found: number): string {
 }
 
 /** Reads a contact row: contact, full_name, status and the rest as additional_vars (§1). */
-function contactReader(names: string[]): RowReader {
+function contactReader(names: string[], country: string | undefined): RowReader {
   const at = (name: string) => names.indexOf(name);
   const [contact, fullName, status, vars] = [at('contact'), at('full_name'), at('status'), at('additional_vars')];
   const known = new Set([contact, fullName, status, vars]);
@@ -76,7 +79,7 @@ function contactReader(names: string[]): RowReader {
     }
     // The same limits as the API's (contract §8: 10 levels, 64 KB), extra columns included.
     const problem = jsonObjectProblem(object);
-    return problem ? `additional_vars: ${problem}` : [number, name, JSON.stringify(object), state];
+    return problem ? `additional_vars: ${problem}` : [number, phoneKey(number, country), name, JSON.stringify(object), state];
   };
 }
 
@@ -84,20 +87,21 @@ export const contactTarget: ImportTarget = {
   table: 'contacts',
   parentColumn: 'phonebook_id',
   parent: { table: 'phonebooks', resource: 'phonebook' },
-  columns: ['contact', 'full_name', 'additional_vars', 'status'],
-  readHeader(first) {
+  columns: ['contact', 'phone_key', 'full_name', 'additional_vars', 'status'],
+  readHeader(first, country) {
     const names = headerNames(first);
     if (!names.includes('contact')) return 'The file must be a CSV file with a header row holding a "contact" column.';
-    return { read: contactReader(names), headerIsData: false };
+    return { read: contactReader(names, country), headerIsData: false };
   },
-  duplicateKey: { staged: 's.contact', existing: 'e.contact' },
+  // One identity per number (contract §1): duplicates are numbers with the same key.
+  duplicateKey: { staged: 's.phone_key', existing: 'e.phone_key' },
 };
 
-function dncReader(column: number): RowReader {
+function dncReader(column: number, country: string | undefined): RowReader {
   return (record) => {
     if (record.length <= column) return columnCountError(column + 1, record.length);
     const number = normalizePhone(restoreCell(record[column]));
-    return number ? [number] : 'phone_number: Enter a valid phone number.';
+    return number ? [number, phoneKey(number, country)] : 'phone_number: Enter a valid phone number.';
   };
 }
 
@@ -105,16 +109,16 @@ export const dncTarget: ImportTarget = {
   table: 'dnc_contacts',
   parentColumn: 'dnc_id',
   parent: { table: 'dnc_lists', resource: 'dnc-list' },
-  columns: ['phone_number'],
-  readHeader(first) {
+  columns: ['phone_number', 'phone_key'],
+  readHeader(first, country) {
     const names = headerNames(first);
     const named = names.includes('phone_number') ? names.indexOf('phone_number') : names.indexOf('contact');
-    if (named >= 0) return { read: dncReader(named), headerIsData: false };
+    if (named >= 0) return { read: dncReader(named, country), headerIsData: false };
     // A single column: a list of numbers, with or without a header of another name.
-    if (names.length === 1) return { read: dncReader(0), headerIsData: normalizePhone(first[0]) !== undefined };
+    if (names.length === 1) return { read: dncReader(0, country), headerIsData: normalizePhone(first[0]) !== undefined };
     return 'The file must be a CSV file with a "phone_number" column, or a single column of numbers.';
   },
-  duplicateKey: { staged: "regexp_replace(s.phone_number, '[^0-9]', '', 'g')", existing: 'e.digits' },
+  duplicateKey: { staged: 's.phone_key', existing: 'e.phone_key' },
 };
 
 /**

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import type { Database } from '../../db/database.ts';
 import { EVENTS_ON } from '../../campaign/events.ts';
+import { countryOf } from '../../campaign/phone-country.ts';
 import { withCopySession, type CopySession, type CopyWriter } from './bulk.copy.ts';
 import { holdsNul, NUL_MESSAGE } from '../../http/null-characters.ts';
 import { csvLine, type ImportTarget, looksBinary, type RowReader } from './bulk.csv.ts';
@@ -20,6 +21,8 @@ export interface ImportOptions {
   truncated?: () => boolean;
   /** Reads what follows the file in its upload; throws (before commit) when that is refused. */
   rest?: () => Promise<void>;
+  /** DEFAULT_COUNTRY: numbers without `+` are read in it unless the parent's owner names another. */
+  defaultCountry?: string;
   /** Called every PROGRESS_ROWS records read, and at the end. */
   onProgress?: (rows: number) => void;
 }
@@ -65,6 +68,7 @@ export async function importCsv(
   source: Readable,
   options: ImportOptions,
 ): Promise<ImportSummary> {
+  const country = await countryOf(database.db, target.parent.table, parentId, options.defaultCountry);
   return withCopySession(database, async (session) => {
     const staged = options.skipDuplicates;
     const columns = target.columns.join(', ');
@@ -77,7 +81,7 @@ export async function importCsv(
       );
       return session.copyIn(`bulk_staged (line, ${columns})`);
     };
-    const tally = await readRows(source, target, options, (line, values) => {
+    const tally = await readRows(source, target, country, options, (line, values) => {
       const text = `${staged ? line : parentId},${csvLine(values)}`;
       if (writer) return writer.write(text);
       return open().then((opened) => {
@@ -137,6 +141,7 @@ async function insertStaged(session: CopySession, target: ImportTarget, parentId
 async function readRows(
   source: Readable,
   target: ImportTarget,
+  country: string | undefined,
   options: ImportOptions,
   emit: (line: number, values: string[]) => Promise<void> | undefined,
 ): Promise<Tally> {
@@ -160,7 +165,7 @@ async function readRows(
           throw new ImportFileError(`The header has ${record.length} columns; a file may have at most ${MAX_COLUMNS}.`);
         }
         if (record.some(holdsNul)) throw new ImportFileError(`The header: ${NUL_MESSAGE}`);
-        const header = target.readHeader(record);
+        const header = target.readHeader(record, country);
         if (typeof header === 'string') throw new ImportFileError(header);
         read = header.read;
         if (!header.headerIsData) continue;

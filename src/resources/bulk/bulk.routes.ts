@@ -37,6 +37,7 @@ async function importUpload(request: FastifyRequest, deps: AppDeps, target: Impo
   try {
     return await importCsv(deps.database, target, id, upload.file, {
       skipDuplicates: skipDuplicates(request, fields),
+      defaultCountry: deps.config.defaultCountry,
       truncated: () => upload.file.truncated,
       rest, // a second file after this one refuses the import, before it commits
     });

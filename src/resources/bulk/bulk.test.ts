@@ -254,7 +254,7 @@ describe(`bulk import and export (${dbLabel})`, () => {
     async function hostileBook() {
       const pb = await makePhonebook(db, alice.id);
       await db.insert(contacts).values(
-        hostile.map((full_name, i) => ({ phonebook_id: pb, contact: `+1203555010${i}`, full_name, additional_vars: { note: full_name } })),
+        hostile.map((full_name, i) => ({ phonebook_id: pb, contact: `+1203555010${i}`, phone_key: `1203555010${i}`, full_name, additional_vars: { note: full_name } })),
       );
       return pb;
     }

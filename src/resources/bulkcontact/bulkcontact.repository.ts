@@ -18,14 +18,14 @@ export async function firstNumberInPhonebook(db: Db, phonebookId: number, number
   return row?.contact;
 }
 
-/** Adds the numbers to the phonebook as active contacts, in one statement whatever their count. */
-export async function insertNumbers(db: Db, phonebookId: number, numbers: string[]): Promise<number> {
+/** Adds the numbers (with their keys, contract §1) to the phonebook as active contacts, in one statement whatever their count. */
+export async function insertNumbers(db: Db, phonebookId: number, numbers: { contact: string; key: string }[]): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     db,
     sql`with ins as (
-          insert into contacts (phonebook_id, contact)
-          select ${phonebookId}, n.value
-          from jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb) with ordinality as n(value, i)
+          insert into contacts (phonebook_id, contact, phone_key)
+          select ${phonebookId}, n.contact, n.key
+          from jsonb_to_recordset(${JSON.stringify(numbers)}::jsonb) with ordinality as n(contact text, key text, i)
           order by n.i
           returning 1
         )

@@ -8,7 +8,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { AppError } from '../../http/errors.ts';
-import { normalizePhone } from '../../http/phone.ts';
+import { countryOf } from '../../campaign/phone-country.ts';
+import { normalizePhone, phoneKey } from '../../http/phone.ts';
 import { findPhonebook } from '../phonebook/phonebook.repository.ts';
 import { firstNumberInPhonebook, insertNumbers, lockPhonebook } from './bulkcontact.repository.ts';
 
@@ -46,7 +47,7 @@ function numbersOf(list: unknown): string[] {
   return numbers;
 }
 
-function routes(api: Api, { database, engine }: AppDeps) {
+function routes(api: Api, { database, config, engine }: AppDeps) {
   const { db } = database;
   api.post(
     `/${NAME}/`,
@@ -64,7 +65,8 @@ function routes(api: Api, { database, engine }: AppDeps) {
         await lockPhonebook(tx, phonebook.id);
         const taken = await firstNumberInPhonebook(tx, phonebook.id, numbers);
         if (taken) throw refuse(`The contact duplicated (${taken})!\n`);
-        await insertNumbers(tx, phonebook.id, numbers);
+        const country = await countryOf(tx, 'phonebooks', phonebook.id, config.defaultCountry);
+        await insertNumbers(tx, phonebook.id, numbers.map((contact) => ({ contact, key: phoneKey(contact, country) })));
       });
       // contract §5: contacts added to a running campaign's phonebook join it (the trickle rule).
       engine?.wake();

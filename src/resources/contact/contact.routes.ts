@@ -5,6 +5,7 @@ import { notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
+import { phoneKeyOf } from '../../campaign/phone-country.ts';
 import { presentContact } from './contact.present.ts';
 import {
   contactFilter,
@@ -20,7 +21,7 @@ import { ContactRecord, contactFields } from './contact.schema.ts';
 const tags = ['contact'];
 
 /** An id filter of the query string: empty means no filter; not a number is 400, as django-filter says. */
-function routes(api: Api, { database, engine }: AppDeps) {
+function routes(api: Api, { database, engine, config }: AppDeps) {
   const { db } = database;
 
   api.get('/contact/', { schema: { tags, response: { 200: envelopeOf(ContactRecord) } } }, async (request) => {
@@ -44,9 +45,11 @@ function routes(api: Api, { database, engine }: AppDeps) {
     { schema: { tags, body: bodySchema(contactFields), response: { 201: ContactRecord } } },
     async (request, reply) => {
       const values = await parseBody(contactFields, request.body, fieldContext(db, request));
+      const [phonebookId, number] = [values.phonebook as number, values.contact as string];
       const row = await insertContact(db, {
-        phonebook_id: values.phonebook as number,
-        contact: values.contact as string,
+        phonebook_id: phonebookId,
+        contact: number,
+        phone_key: await phoneKeyOf(db, 'phonebooks', phonebookId, number, config.defaultCountry),
         full_name: values.full_name ?? '',
         additional_vars: values.additional_vars ?? {},
         status: values.status ?? undefined,
@@ -64,11 +67,15 @@ function routes(api: Api, { database, engine }: AppDeps) {
     schema: { tags, body: bodySchema(contactFields, { partial: true }) },
     handler: async (request, reply) => {
       const id = recordId(request);
-      if (!(await findContact(db, request.user, id))) throw notFound();
+      const current = await findContact(db, request.user, id);
+      if (!current) throw notFound();
       const values = await parseBody(contactFields, request.body, fieldContext(db, request), { partial: true });
+      const [phonebookId, number] = [values.phonebook ?? current.phonebook_id, values.contact ?? current.contact];
       await updateContact(db, id, {
         phonebook_id: values.phonebook ?? undefined,
         contact: values.contact ?? undefined,
+        // A new number, or a phonebook whose owner reads numbers in another country: a new key.
+        phone_key: await phoneKeyOf(db, 'phonebooks', phonebookId, number, config.defaultCountry),
         full_name: values.full_name ?? undefined,
         additional_vars: values.additional_vars === undefined ? undefined : (values.additional_vars ?? {}),
         status: values.status ?? undefined,

@@ -11,12 +11,12 @@ export const visibleDncContacts = (db: Db, user: AuthUser): SQL | undefined =>
   ownedThrough(db, user, dncContacts.dnc_id, dncLists);
 
 /** `dnc_id` filter of the list (absent: every visible number). */
-/** The caller's visible numbers, of list `dncId`, matching `digits` (a number's digits, as the dialer compares them). */
-export function dncContactFilter(db: Db, user: AuthUser, dncId: number | undefined, digits?: string): SQL | undefined {
+/** The caller's visible numbers, of list `dncId`, matching `key` (a number's key, as the dialer compares them). */
+export function dncContactFilter(db: Db, user: AuthUser, dncId: number | undefined, key?: string): SQL | undefined {
   return allOf(
     visibleDncContacts(db, user),
     dncId === undefined ? undefined : eq(dncContacts.dnc_id, dncId),
-    digits === undefined ? undefined : eq(dncContacts.digits, digits),
+    key === undefined ? undefined : eq(dncContacts.phone_key, key),
   );
 }
 

@@ -5,6 +5,8 @@ import { invalid, notFound } from '../../http/errors.ts';
 import { bodySchema, parseBody } from '../../http/fields.ts';
 import { recordUrl } from '../../http/links.ts';
 import { envelopeOf, paginate } from '../../http/pagination.ts';
+import { phoneDigits } from '../../http/phone.ts';
+import { phoneKeyOf } from '../../campaign/phone-country.ts';
 import { presentDncContact } from './dnc-contact.present.ts';
 import {
   countDncContacts,
@@ -20,16 +22,17 @@ import { DncContactRecord, dncContactFields } from './dnc-contact.schema.ts';
 const tags = ['dnc-contact'];
 
 /** An id filter of the query string: empty means no filter; not a number is 400, as django-filter says. */
-function routes(api: Api, { database }: AppDeps) {
+function routes(api: Api, { database, config }: AppDeps) {
   const { db } = database;
 
   api.get('/dnc-contact/', { schema: { tags, response: { 200: envelopeOf(DncContactRecord) } } }, async (request) => {
-    // ?phone_number=: "is this number blocked, and by which list?" — matched by digits, as the
-    // dialer matches (src/campaign/dnc.ts), through the (digits, dnc_id) index.
+    // ?phone_number=: "is this number blocked, and by which list?" — matched by key, as the
+    // dialer matches (src/campaign/dnc.ts), through the (phone_key, dnc_id) index; the number is
+    // read in the caller's country.
     const number = queryText(request, 'phone_number');
-    const digits = number?.replace(/\D/g, '');
-    if (number !== undefined && !digits) throw invalid({ phone_number: ['Enter a phone number.'] });
-    const where = dncContactFilter(db, request.user, queryInteger(request, 'dnc_id'), digits);
+    if (number !== undefined && !phoneDigits(number)) throw invalid({ phone_number: ['Enter a phone number.'] });
+    const key = number === undefined ? undefined : await phoneKeyOf(db, 'users', request.user.id, number, config.defaultCountry);
+    const where = dncContactFilter(db, request.user, queryInteger(request, 'dnc_id'), key);
     return paginate(
       request,
       () => countDncContacts(db, where),
@@ -49,7 +52,9 @@ function routes(api: Api, { database }: AppDeps) {
     { schema: { tags, body: bodySchema(dncContactFields), response: { 201: DncContactRecord } } },
     async (request, reply) => {
       const values = await parseBody(dncContactFields, request.body, fieldContext(db, request));
-      const row = await insertDncContact(db, { dnc_id: values.dnc as number, phone_number: values.phone_number as string });
+      const [dncId, number] = [values.dnc as number, values.phone_number as string];
+      const phone_key = await phoneKeyOf(db, 'dnc_lists', dncId, number, config.defaultCountry);
+      const row = await insertDncContact(db, { dnc_id: dncId, phone_number: number, phone_key });
       return reply
         .code(201)
         .header('location', recordUrl(request, 'dnc-contact', row.id))
@@ -64,9 +69,13 @@ function routes(api: Api, { database }: AppDeps) {
     schema: { tags, body: bodySchema(dncContactFields, { partial: true }) },
     handler: async (request, reply) => {
       const id = recordId(request);
-      if (!(await findDncContact(db, request.user, id))) throw notFound();
+      const current = await findDncContact(db, request.user, id);
+      if (!current) throw notFound();
       const values = await parseBody(dncContactFields, request.body, fieldContext(db, request), { partial: true });
-      await updateDncContact(db, id, { dnc_id: values.dnc ?? undefined, phone_number: values.phone_number ?? undefined });
+      const [dncId, number] = [values.dnc ?? current.dnc_id, values.phone_number ?? current.phone_number];
+      // A new number, or a list whose owner reads numbers in another country: a new key.
+      const phone_key = await phoneKeyOf(db, 'dnc_lists', dncId, number, config.defaultCountry);
+      await updateDncContact(db, id, { dnc_id: values.dnc ?? undefined, phone_number: values.phone_number ?? undefined, phone_key });
       return reply.code(202).send();
     },
   });

@@ -112,7 +112,7 @@ describe(`phonebook (${dbLabel})`, () => {
 
   test('DELETE answers 204 and takes the contacts with it', async () => {
     const pb = await postPhonebook(alice);
-    await db.insert(contacts).values({ phonebook_id: pb.id, contact: '12035550101' });
+    await db.insert(contacts).values({ phonebook_id: pb.id, contact: '12035550101', phone_key: '12035550101' });
     const res = await call(t.app, alice.auth, 'DELETE', `/rest-api/phonebook/${pb.id}/`);
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(await db.$count(contacts, eq(contacts.phonebook_id, pb.id)), 0);

@@ -27,11 +27,12 @@ export async function findContact(db: Db, id: number) {
   return (await db.select().from(contacts).where(eq(contacts.id, id)))[0];
 }
 
-export async function subscriberExists(db: Db, campaignId: number, number: string, exceptId = 0): Promise<boolean> {
+/** Whether the campaign has a subscriber (other than `exceptId`) with the number whose key is `key` (contract §1). */
+export async function subscriberExists(db: Db, campaignId: number, key: string, exceptId = 0): Promise<boolean> {
   const rows = await db
     .select({ id: subscribers.id })
     .from(subscribers)
-    .where(and(eq(subscribers.campaign_id, campaignId), eq(subscribers.duplicate_contact, number), sql`${subscribers.id} <> ${exceptId}`))
+    .where(and(eq(subscribers.campaign_id, campaignId), eq(subscribers.phone_key, key), sql`${subscribers.id} <> ${exceptId}`))
     .limit(1);
   return rows.length > 0;
 }

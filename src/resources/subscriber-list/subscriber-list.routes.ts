@@ -30,6 +30,7 @@ import {
 import { SubscriberRecord, scheduledAtColumns, subscriberFields } from './subscriber-list.schema.ts';
 import { campaignDate } from '../campaigns/fields.ts';
 import { gmtOffsetOf, zoneOfNumber } from '../../campaign/timezone.ts';
+import { phoneKeyOf } from '../../campaign/phone-country.ts';
 
 const tags = ['subscriber-list'];
 const BATCH = 1000;
@@ -41,10 +42,10 @@ function filters(db: Db, request: FastifyRequest): SQL | undefined {
   return and(visibleSubscribers(db, request.user), ...byValue);
 }
 
-/** The time zone fields: given, else derived from the number (contract §8). */
-function zoneOf(values: Parsed<typeof subscriberFields>, number: string, timeZone: string) {
+/** The time zone fields: given, else derived from the number's key (contract §8, §1). */
+function zoneOf(values: Parsed<typeof subscriberFields>, key: string, timeZone: string) {
   if (values.tz_code) return { tz_code: values.tz_code, gmt_offset: values.gmt_offset ?? gmtOffsetOf(values.tz_code) };
-  const derived = zoneOfNumber(number, timeZone);
+  const derived = zoneOfNumber(key, timeZone);
   return { tz_code: derived.tz_code, gmt_offset: values.gmt_offset ?? derived.gmt_offset };
 }
 
@@ -101,16 +102,19 @@ function routes(api: Api, { database, config }: AppDeps) {
       const number = contact?.contact ?? values.duplicate_contact;
       if (!number) throw invalid({ duplicate_contact: ['This field is required when no contact is given.'] });
       const campaignId = values.campaign as number;
+      // One subscriber per number (contract §1): its key, the contact's or read in the campaign owner's country.
+      const key = contact?.phone_key ?? (await phoneKeyOf(db, 'campaigns', campaignId, number, config.defaultCountry));
       const row = await db.transaction(async (tx) => {
-        if (await subscriberExists(tx, campaignId, number)) throw duplicateError();
+        if (await subscriberExists(tx, campaignId, key)) throw duplicateError();
         return insertSubscriber(tx, {
           campaign_id: campaignId,
           contact_id: contact?.id ?? null,
           duplicate_contact: number,
+          phone_key: key,
           full_name: values.full_name ?? contact?.full_name ?? '',
           additional_vars: values.additional_vars ?? contact?.additional_vars ?? {},
           status: values.status ?? undefined,
-          ...zoneOf(values, number, config.timeZone),
+          ...zoneOf(values, key, config.timeZone),
           ...scheduledAtColumns(values.scheduled_at ?? undefined), // (a null on create: not scheduled)
         });
       });
@@ -128,12 +132,14 @@ function routes(api: Api, { database, config }: AppDeps) {
       if (!current) throw notFound();
       const values = await parseBody(fields, request.body, fieldContext(db, request), { partial: true });
       const number = values.duplicate_contact ?? undefined;
-      if (number && (await subscriberExists(db, current.campaign_id, number, current.id))) throw duplicateError();
+      const key = number && (await phoneKeyOf(db, 'campaigns', current.campaign_id, number, config.defaultCountry));
+      if (key && (await subscriberExists(db, current.campaign_id, key, current.id))) throw duplicateError();
       const row = await updateSubscriber(db, current.id, {
         status: values.status ?? undefined,
         full_name: values.full_name ?? undefined,
         additional_vars: values.additional_vars ?? undefined,
         duplicate_contact: number,
+        phone_key: key || undefined,
         contact_id: values.contact === undefined ? undefined : values.contact,
         tz_code: values.tz_code ?? undefined,
         gmt_offset: values.gmt_offset ?? (values.tz_code ? gmtOffsetOf(values.tz_code) : undefined),

@@ -100,7 +100,7 @@ describe(`subscriber-list (${dbLabel})`, () => {
 
   test('GET streams more rows than one batch; page slices with a Link header', async () => {
     const c = await campaign();
-    await db.insert(subscribers).values(Array.from({ length: 2100 }, (_, i) => ({ campaign_id: c, duplicate_contact: `+3361${String(i).padStart(7, '0')}` })));
+    await db.insert(subscribers).values(Array.from({ length: 2100 }, (_, i) => ({ campaign_id: c, duplicate_contact: `+3361${String(i).padStart(7, '0')}`, phone_key: `3361${String(i).padStart(7, '0')}` })));
     const all = await call(t.app, alice.auth, 'GET', `/rest-api/subscriber-list/?campaign_id=${c}`);
     assert.equal(all.data.length, 2100);
     assert.equal(new Set(all.data.map((s: { id: number }) => s.id)).size, 2100);

@@ -7,6 +7,7 @@
  */
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { fieldContext } from '../../http/api.ts';
+import { phoneKeyOf } from '../../campaign/phone-country.ts';
 import { smsSpool, spoolNewContacts, voiceSpool } from '../../campaign/spool.ts';
 import { AppError } from '../../http/errors.ts';
 import { parseBody } from '../../http/fields.ts';
@@ -36,6 +37,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
     const contact = await insertContact(db, {
       phonebook_id: phonebook.id,
       contact: values.contact as string,
+      phone_key: await phoneKeyOf(db, 'phonebooks', phonebook.id, values.contact as string, config.defaultCountry),
       full_name,
       additional_vars: { ...extras, ...(values.additional_vars ?? {}) },
     });

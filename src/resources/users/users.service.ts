@@ -36,6 +36,8 @@ export interface UserInput {
   /** Issue 16: contact caps and legal calling hours (src/campaign/contact-policy.ts); null: off. */
   contact_caps?: ContactCaps | null;
   calling_hours?: CallingHours | null;
+  /** The country its numbers without '+' are read in (contract §1); null: DEFAULT_COUNTRY. */
+  default_country?: string | null;
   is_active?: boolean;
 }
 

@@ -56,7 +56,7 @@ function AddNumber({ list }: { list: DncList }) {
     <section className="inline-form" aria-labelledby="add-number">
       <h2 id="add-number">Add a number</h2>
       <form onSubmit={submit}>
-        <Field label="Phone number" hint="Matched by its digits: write it as campaigns' contacts are written." errors={fields.phone_number}>
+        <Field label="Phone number" hint="Matched by its international (E.164) form: a number without + is read in the account's country, else DEFAULT_COUNTRY." errors={fields.phone_number}>
           {(p) => <input {...p} type="tel" name="phone_number" value={number} onChange={(e) => setNumber(e.target.value)} />}
         </Field>
         <div className="actions">

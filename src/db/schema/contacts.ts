@@ -1,5 +1,4 @@
 /** Phonebooks and contacts, do-not-call lists, caller ids (issue 3). */
-import { sql } from 'drizzle-orm';
 import { bigint, boolean, date, index, integer, jsonb, numeric, pgTable, serial, smallint, text, varchar } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { createdDate, timestamptz, updatedDate } from './columns.ts';

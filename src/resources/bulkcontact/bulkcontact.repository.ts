@@ -25,7 +25,7 @@ export async function insertNumbers(db: Db, phonebookId: number, numbers: { cont
     sql`with ins as (
           insert into contacts (phonebook_id, contact, phone_key)
           select ${phonebookId}, n.contact, n.key
-          from jsonb_to_recordset(${JSON.stringify(numbers)}::jsonb) with ordinality as n(contact text, key text, i)
+          from jsonb_to_recordset(${JSON.stringify(numbers.map((n, i) => ({ ...n, i })))}::jsonb) as n(contact text, key text, i int)
           order by n.i
           returning 1
         )

@@ -212,6 +212,6 @@ describe(`one identity per phone number (${dbLabel})`, () => {
     const changed = await rekeyNumbers(db, undefined);
     assert.ok(changed.contacts >= 1, JSON.stringify(changed));
     assert.equal(await key(), '12035550161');
-    assert.deepEqual(await rekeyNumbers(db, undefined), { contacts: 0, dnc_contacts: 0, subscribers: 0, sms_subscribers: 0 });
+    assert.deepEqual(await rekeyNumbers(db, undefined), { contacts: 0, dnc_contacts: 0, subscribers: 0, sms_subscribers: 0, callrequests: 0 });
   });
 });

@@ -24,6 +24,7 @@ export const keyedTables: readonly KeyedTable[] = [
   { table: 'dnc_contacts', number: 'phone_number', parent: 'dnc_lists', parentColumn: 'dnc_id' },
   { table: 'subscribers', number: 'duplicate_contact', parent: 'campaigns', parentColumn: 'campaign_id' },
   { table: 'sms_subscribers', number: 'duplicate_contact', parent: 'sms_campaigns', parentColumn: 'sms_campaign_id' },
+  { table: 'callrequests', number: 'phone_number', parent: 'campaigns', parentColumn: 'campaign_id' },
 ];
 
 const BATCH = 10_000;

@@ -36,8 +36,13 @@ async function campaignRead(s: Scenario) {
   return res.data as { dialing_state: string; progress: { waiting: Record<string, number>; subscribers: Record<string, number> } };
 }
 
-/** Another START campaign of the scenario's owner (or of `userId`), on its gateway, with `numbers`. */
-async function anotherCampaign(s: Scenario, numbers: string[], over: Partial<typeof campaigns.$inferInsert> = {}): Promise<{ campaignId: number; subscriberIds: number[] }> {
+/** Another START campaign of the scenario's owner (or of `userId`), on its gateway, with `numbers` (read in `country`). */
+async function anotherCampaign(
+  s: Scenario,
+  numbers: string[],
+  over: Partial<typeof campaigns.$inferInsert> = {},
+  country?: string,
+): Promise<{ campaignId: number; subscriberIds: number[] }> {
   const [base] = await db.select().from(campaigns).where(eq(campaigns.id, s.campaignId));
   const { id: _id, campaign_code: _code, ...copy } = base;
   const [c] = await db
@@ -46,7 +51,7 @@ async function anotherCampaign(s: Scenario, numbers: string[], over: Partial<typ
     .returning();
   const subs = await db
     .insert(subscribers)
-    .values(numbers.map((n) => ({ campaign_id: c.id, duplicate_contact: n, phone_key: phoneKey(n), next_attempt_at: '2026-01-01T00:00:00Z' })))
+    .values(numbers.map((n) => ({ campaign_id: c.id, duplicate_contact: n, phone_key: phoneKey(n, country), next_attempt_at: '2026-01-01T00:00:00Z' })))
     .returning({ id: subscribers.id });
   return { campaignId: c.id, subscriberIds: subs.map((r) => r.id) };
 }
@@ -121,6 +126,15 @@ test(`attempts are counted across the owner's campaigns, not another owner's; th
   assert.equal(await pass(instance), 0);
   assert.equal((await subscriberRow(fourth.subscriberIds[0])).wait_reason, 'attempts');
   assert.ok(foreign.subscriberIds.length);
+});
+
+test(`a number counts as one whatever its form: +1 202 … and (202) … written in the US are one number to the caps (${dbLabel})`, async () => {
+  const s = await capped({ numbers: ['+12025550106'] });
+  await setPolicy(s.userId, { contact_caps: { attempts: 1, window_days: 7 } });
+  assert.equal(await pass(s), 1);
+  const national = await anotherCampaign(s, ['(202) 555-0106'], {}, 'US');
+  assert.equal(await pass(s), 0, 'the same number written nationally was dialled a second time');
+  assert.equal((await subscriberRow(national.subscriberIds[0])).wait_reason, 'attempts');
 });
 
 test(`a quiet period follows a conversation (an answering machine is not one) (${dbLabel})`, async () => {

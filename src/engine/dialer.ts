@@ -141,7 +141,7 @@ async function startCalls(tx: Db, ctx: EngineContext, c: CampaignRow, gateway: G
     attempt: s.count_attempt,
   }));
   const values = planned.map((p) => ({
-    subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact,
+    subscriber_id: p.subscriber.id, call_uuid: p.callUuid, phone_number: p.subscriber.duplicate_contact, phone_key: p.subscriber.phone_key,
     callerid: p.callerId, callerid_id: p.callerIdId, attempt: p.attempt,
   }));
   const inserted = await insertCallingCallrequests(tx, { campaignId: c.id, gatewayId: gateway.id, engineId: ctx.engineId, now }, values);

@@ -17,7 +17,7 @@ test(`recover() closes calls left CALLING by a dead engine as ENGINE_RESTART fai
   await db.update(subscribers).set({ status: 6, count_attempt: 1 }).where(eq(subscribers.id, a));
   await db.update(subscribers).set({ status: 6, count_attempt: 2 }).where(eq(subscribers.id, b));
   await db.insert(callrequests).values(
-    [a, b].map((id, i) => ({ campaign_id: s.campaignId, subscriber_id: id, status: 7, call_uuid: `dead-${id}`, phone_number: `+1555000${i + 1}`, engine_id: 'dead-engine' })),
+    [a, b].map((id, i) => ({ campaign_id: s.campaignId, subscriber_id: id, status: 7, call_uuid: `dead-${id}`, phone_number: `+1555000${i + 1}`, phone_key: `1555000${i + 1}`, engine_id: 'dead-engine' })),
   );
   assert.equal(await s.engine.recover(), 2);
   const subs = await db.select().from(subscribers).where(eq(subscribers.campaign_id, s.campaignId)).orderBy(subscribers.id);

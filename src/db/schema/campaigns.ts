@@ -165,6 +165,8 @@ export const callrequests = pgTable(
     /** The telephony call id (the A-leg's uuid). */
     call_uuid: varchar('call_uuid', { length: 64 }).notNull(),
     phone_number: varchar('phone_number', { length: 21 }).notNull(),
+    /** The dialled number's key (contract §1; migration 0029): what the contact caps count by. */
+    phone_key: varchar('phone_key', { length: 20 }).notNull(),
     callerid: varchar('callerid', { length: 80 }).notNull().default(''),
     /** The caller id group's number shown (migration 0026; no foreign key); null: the campaign's callerid. */
     callerid_id: integer('callerid_id'),
@@ -184,7 +186,7 @@ export const callrequests = pgTable(
     index('callrequests_campaign_idx').on(t.campaign_id, t.status),
     index('callrequests_in_flight_idx').on(t.gateway_id, t.campaign_id).where(sql`${t.status} = ${sql.raw(String(CallRequestStatus.Calling))}`),
     index('callrequests_subscriber_idx').on(t.subscriber_id),
-    index('callrequests_number_time_idx').on(sql`${t.phone_number} collate "C"`, t.call_time),
+    index('callrequests_key_time_idx').on(t.phone_key, t.call_time),
   ],
 );
 

@@ -23,6 +23,8 @@ export interface NewCall {
   subscriber_id: number;
   call_uuid: string;
   phone_number: string;
+  /** The number's key (the subscriber's): what the contact caps count by. */
+  phone_key: string;
   callerid: string;
   /** The caller id group's number shown (callerid-rotation.ts); null: the campaign's callerid. */
   callerid_id?: number | null;
@@ -37,10 +39,10 @@ export function insertCallingCallrequests(
 ): Promise<{ id: number; call_uuid: string }[]> {
   return queryRows<{ id: number; call_uuid: string }>(
     tx,
-    sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, callerid, callerid_id, gateway_id, attempt, engine_id, call_time)
-        select ${at.campaignId}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.callerid, v.callerid_id, ${at.gatewayId}, v.attempt,
+    sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, phone_key, callerid, callerid_id, gateway_id, attempt, engine_id, call_time)
+        select ${at.campaignId}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.phone_key, v.callerid, v.callerid_id, ${at.gatewayId}, v.attempt,
           ${at.engineId}, ${at.now}::timestamptz
-        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, callerid text, callerid_id int, attempt int)
+        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, phone_key text, callerid text, callerid_id int, attempt int)
         returning id, call_uuid`,
   );
 }

@@ -1,8 +1,8 @@
 /**
  * The SQL of the contact caps and legal calling hours (issue 16, items 3–4; the rules:
  * src/campaign/contact-policy.ts, the gate: ../contact-gate.ts). A number's attempts are its
- * callrequests (CALLING ones included: a call in flight is an attempt), found through
- * callrequests_number_time_idx (migration 0025); a conversation is a SUCCESS callrequest whose
+ * callrequests (CALLING ones included: a call in flight is an attempt), found by the number's
+ * key through callrequests_key_time_idx (migration 0029); a conversation is a SUCCESS callrequest whose
  * A-leg CDR no answering machine took.
  */
 import { type SQL, sql } from 'drizzle-orm';
@@ -13,13 +13,13 @@ import { subscriberLocalSql } from '../../campaign/window.ts';
 import { idArray } from './sql.ts';
 
 /**
- * THE one place where a callrequest's number is matched to a subscriber's number (`number`, an
- * expression of collation "C"): today the number as stored, byte for byte, through the index
- * on (phone_number collate "C", call_time). When numbers gain a normalised key (E.164, issue 16
- * item 1), this and that index switch to the key.
+ * THE one place where a callrequest's number is matched to a subscriber's (`key`, an expression
+ * of collation "C"): by their keys (contract §1: E.164 digits in the owner's country), so
+ * `2035550101` and `+1 (203) 555-0101` are one number to the caps, through the index on
+ * (phone_key, call_time).
  */
-export function sameNumberSql(callrequest: string, number: SQL): SQL {
-  return sql`${sql.raw(callrequest)}.phone_number collate "C" = ${number}`;
+export function sameNumberSql(callrequest: string, key: SQL): SQL {
+  return sql`${sql.raw(callrequest)}.phone_key = ${key}`;
 }
 
 const days = (n: number) => sql`make_interval(days => ${n}::int)`;
@@ -44,7 +44,7 @@ function capsLateral(caps: ContactCaps, at: SQL, ownerId: number | undefined): S
   return sql`select ${nth(caps.attempts, caps.window_days === null ? days(1) : days(caps.window_days))} as a,
       ${nth(caps.daily, sql`interval '1 day'`)} as d, ${quiet} as q
     from callrequests r
-    where ${sameNumberSql('r', sql`s.duplicate_contact`)} and r.call_time > ${at} - ${days(span)}${owner}`;
+    where ${sameNumberSql('r', sql`s.phone_key`)} and r.call_time > ${at} - ${days(span)}${owner}`;
 }
 
 /** When the subscriber `s`, outside the hours now, may be called (its next local start); null inside them. */

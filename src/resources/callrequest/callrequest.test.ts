@@ -23,9 +23,9 @@ async function campaignWithCalls(userId = alice.id) {
   const [answered, busy, calling] = await db
     .insert(callrequests)
     .values([
-      { campaign_id: campaign.id, status: 4, call_uuid: unique('u'), phone_number: '+12035550101', gateway_id: gateway.id, completed: true, hangup_cause: 'NORMAL_CLEARING', hangup_cause_q850: 16, call_time: '2026-03-02T10:00:00Z' },
-      { campaign_id: campaign.id, status: 2, call_uuid: unique('u'), phone_number: '+12035550102', attempt: 2, hangup_cause: 'USER_BUSY', hangup_cause_q850: 17 },
-      { campaign_id: campaign.id, status: 7, call_uuid: unique('u'), phone_number: '+12035550103' },
+      { campaign_id: campaign.id, status: 4, call_uuid: unique('u'), phone_number: '+12035550101', phone_key: '12035550101', gateway_id: gateway.id, completed: true, hangup_cause: 'NORMAL_CLEARING', hangup_cause_q850: 16, call_time: '2026-03-02T10:00:00Z' },
+      { campaign_id: campaign.id, status: 2, call_uuid: unique('u'), phone_number: '+12035550102', phone_key: '12035550102', attempt: 2, hangup_cause: 'USER_BUSY', hangup_cause_q850: 17 },
+      { campaign_id: campaign.id, status: 7, call_uuid: unique('u'), phone_number: '+12035550103', phone_key: '12035550103' },
     ])
     .returning();
   await db.insert(callResults).values([

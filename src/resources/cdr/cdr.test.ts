@@ -18,8 +18,8 @@ async function calls() {
   const [answered, busy] = await db
     .insert(callrequests)
     .values([
-      { campaign_id: campaign, status: 4, call_uuid: unique('u'), phone_number: '+12035550101' },
-      { campaign_id: campaign, status: 2, call_uuid: unique('u'), phone_number: '+12035550102' },
+      { campaign_id: campaign, status: 4, call_uuid: unique('u'), phone_number: '+12035550101', phone_key: '12035550101' },
+      { campaign_id: campaign, status: 2, call_uuid: unique('u'), phone_number: '+12035550102', phone_key: '12035550102' },
     ])
     .returning();
   await db.insert(callResults).values({ callrequest_id: answered.id, question: 'Q1', response: '1' });

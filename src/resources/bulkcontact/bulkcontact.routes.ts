@@ -18,7 +18,8 @@ const tags = [NAME];
 /** What one request may add: a 1 MB body holds about this many numbers. */
 export const MAX_BULK_NUMBERS = 100_000;
 
-const refuse = (error: string) => new AppError(400, { error });
+// Newfies' clients read `error`; our contract's clients read `detail` (contract §2): both carry the message.
+const refuse = (error: string) => new AppError(400, { detail: error, error });
 
 const BulkContactBody = Type.Object({
   phonebook_id: Type.Union([Type.Integer(), Type.String()], { description: "One of the caller's phonebooks" }),

@@ -54,7 +54,7 @@ describe(`bulkcontact (${dbLabel})`, () => {
     for (const [body, error] of cases) {
       const res = await bulk(alice.auth, body);
       assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
-      assert.deepEqual(res.data, { error }, JSON.stringify(body));
+      assert.deepEqual(res.data, { detail: error, error }, JSON.stringify(body));
     }
     assert.deepEqual(await numbersIn(book), ['12345']);
     assert.deepEqual(await numbersIn(bobs), []);

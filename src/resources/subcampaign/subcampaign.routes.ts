@@ -35,7 +35,7 @@ function present(row: SubscriberRow) {
     contact_id: row.contact_id,
     last_attempt: isoTime(row.last_attempt),
     count_attempt: row.count_attempt,
-    completion_count_attempt: 0,
+    completion_count_attempt: row.completion_attempt,
     status: row.status,
     subscriber_id: row.id,
     contact: row.duplicate_contact,

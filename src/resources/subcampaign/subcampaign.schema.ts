@@ -11,7 +11,7 @@ export const SubCampaignItem = Type.Object({
   contact_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The contact it was spooled from' }),
   last_attempt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   count_attempt: Type.Integer(),
-  completion_count_attempt: Type.Integer({ description: 'Always 0: no completion retries here (Newfies field kept for its clients)' }),
+  completion_count_attempt: Type.Integer({ description: 'Completion callbacks made so far (completion_enabled)' }),
   status: Type.Integer({ description: 'Subscriber status (contract §4)' }),
   subscriber_id: Type.Integer(),
   contact: Type.String({ description: 'The number dialled (duplicate_contact)' }),

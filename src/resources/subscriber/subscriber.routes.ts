@@ -20,7 +20,8 @@ const NAME = 'subscriber';
 const tags = [NAME];
 
 /** Newfies' answer for a phonebook that is missing or not the caller's (with 400, not 200). */
-const badPhonebook = () => new AppError(400, { error: 'phonebook id is not valid' });
+// Newfies' `error`, and the contract's `detail` (§2), as bulkcontact answers.
+const badPhonebook = () => new AppError(400, { detail: 'phonebook id is not valid', error: 'phonebook id is not valid' });
 
 function routes(api: Api, { database, config, engine }: AppDeps) {
   const { db } = database;

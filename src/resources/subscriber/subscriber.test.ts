@@ -69,7 +69,7 @@ describe(`subscriber (${dbLabel})`, () => {
     for (const phonebook_id of [bobs, 999999, 'x', undefined]) {
       const res = await call(t.app, alice.auth, 'POST', '/rest-api/subscriber/', { contact: '650784355', phonebook_id });
       assert.equal(res.statusCode, 400, res.body);
-      assert.deepEqual(res.data, { error: 'phonebook id is not valid' });
+      assert.deepEqual(res.data, { detail: 'phonebook id is not valid', error: 'phonebook id is not valid' });
     }
     const book = await makePhonebook(db, alice.id);
     const missing = await call(t.app, alice.auth, 'POST', '/rest-api/subscriber/', { phonebook_id: book });

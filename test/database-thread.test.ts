@@ -16,6 +16,9 @@ const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
 
 describe(`the database beside the server (${dbLabel})`, () => {
   test('while a long query runs, the event loop keeps turning and the server answers', async () => {
+    // The document is built on its first request (a few hundred ms for ~100 routes, more on a
+    // loaded machine): built beforehand, so that what is timed below is the server answering.
+    assert.equal((await fetch(`${base}/rest-api/openapi.json`)).status, 200);
     // The longest stretch between two ticks of a 10 ms timer, while the query runs.
     let last = performance.now();
     let worst = 0;

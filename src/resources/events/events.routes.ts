@@ -64,13 +64,14 @@ const visible = (row: EventRow, filter: EventFilter) =>
 
 /** One LISTEN per process for every open stream: a notification wakes them all. */
 class StreamHub {
-  private readonly wakers = new Set<() => void>();
+  /** Each open stream's wake-up, and how to end it. */
+  private readonly wakers = new Map<() => void, () => void>();
   private listening: Promise<() => Promise<void>> | undefined;
 
   constructor(private readonly database: Database) {}
 
-  async add(wake: () => void): Promise<void> {
-    this.wakers.add(wake);
+  async add(wake: () => void, end: () => void): Promise<void> {
+    this.wakers.set(wake, end);
     this.listening ??= this.database.listen('events', {
       notify: () => this.wakeAll(),
       up: () => this.wakeAll(),
@@ -84,7 +85,16 @@ class StreamHub {
   }
 
   private wakeAll(): void {
-    for (const wake of this.wakers) wake();
+    for (const wake of this.wakers.keys()) wake();
+  }
+
+  /**
+   * Ends every open stream: the server is closing, and it waits for every response to end, so
+   * one browser tab left open on the console would keep it from ever stopping. Clients
+   * reconnect (EventSource does) with Last-Event-ID and miss nothing.
+   */
+  endAll(): void {
+    for (const end of [...this.wakers.values()]) end();
   }
 
   async close(): Promise<void> {
@@ -148,12 +158,13 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   };
   request.raw.on('close', close);
   out.on('close', close);
-  await hub.add(wake);
+  await hub.add(wake, () => out.end());
   await send();
 }
 
 function routes(api: Api, { database }: AppDeps) {
   const hub = new StreamHub(database);
+  api.addHook('preClose', async () => hub.endAll());
   api.addHook('onClose', () => hub.close());
 
   api.get('/events/', { schema: { tags, description: 'Server-Sent Events; ?format=json&after=<id> for a page' } }, async (request, reply) => {

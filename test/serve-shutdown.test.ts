@@ -1,0 +1,45 @@
+/**
+ * `serve` stops on SIGTERM even while clients hold the live event stream open (a console tab
+ * left open is one): the streams are ended first, then the server closes and the process exits.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { type Env, startServe, stop } from './cli-process.ts';
+import { dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-shutdown-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+test(`SIGTERM stops the server while an event stream is open; the stream ends cleanly (${dbLabel})`, async () => {
+  const env: Env = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
+  if (onPostgres) {
+    const { url, drop } = await freshPostgresDatabase();
+    after(drop);
+    env.DATABASE_URL = url;
+  }
+  const server = await startServe(env);
+  const auth = `Basic ${Buffer.from('admin:admin-pw').toString('base64')}`;
+  const res = await fetch(`${server.base}/rest-api/events/`, { headers: { authorization: auth } });
+  assert.equal(res.status, 200);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  assert.match(first, /^: stream open/);
+
+  const began = Date.now();
+  const code = await Promise.race([stop(server), new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
+  if (code === 'still running') server.child.kill('SIGKILL');
+  assert.equal(code, 0, `serve did not stop within 20 s of SIGTERM with a stream open:\n${server.output()}`);
+  assert.ok(Date.now() - began < 20_000);
+  let ended = false;
+  for (;;) {
+    const { done } = await reader.read().catch(() => ({ done: true }));
+    if (done) {
+      ended = true;
+      break;
+    }
+  }
+  assert.ok(ended, 'the stream did not end');
+});

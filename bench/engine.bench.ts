@@ -63,8 +63,8 @@ async function capsCost(db: Database, f: Fixture, server: Server): Promise<void>
 async function spoolBaseline(db: Database, book: number): Promise<number> {
   await db.db.execute(sql`create table bench_scratch (like subscribers including defaults including indexes)`);
   const started = Date.now();
-  await db.db.execute(sql`insert into bench_scratch (campaign_id, contact_id, duplicate_contact, full_name, additional_vars)
-    select 0, c.id, c.contact, c.full_name, c.additional_vars from contacts c where c.phonebook_id = ${book}`);
+  await db.db.execute(sql`insert into bench_scratch (campaign_id, contact_id, duplicate_contact, phone_key, full_name, additional_vars)
+    select 0, c.id, c.contact, c.phone_key, c.full_name, c.additional_vars from contacts c where c.phonebook_id = ${book}`);
   const seconds = (Date.now() - started) / 1000;
   await db.db.execute(sql`drop table bench_scratch`);
   return seconds;

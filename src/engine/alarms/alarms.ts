@@ -133,6 +133,11 @@ async function fireDue(ctx: EngineContext): Promise<number> {
       if (!settings.has(id)) settings.set(id, await findSetting(tx, id));
       return settings.get(id);
     };
+    const countries = new Map<number, string | undefined>();
+    const keyOf = async (userId: number, number: string) => {
+      if (!countries.has(userId)) countries.set(userId, await countryOf(tx, 'users', userId, ctx.config.defaultCountry));
+      return phoneKey(number, countries.get(userId));
+    };
     const callees: NewCallee[] = [];
     const attempts: NewAttempt[] = [];
     const problems = new Map<number, string>();
@@ -162,7 +167,7 @@ async function fireDue(ctx: EngineContext): Promise<number> {
         alarm_id: a.id,
         campaign_id: campaign,
         number,
-        key: phoneKey(number, await countryOf(tx, 'users', a.user_id, ctx.config.defaultCountry)),
+        key: await keyOf(a.user_id, number),
         full_name: a.full_name,
         tz_code: zoneOf(ctx, number),
         vars: { alarm_id: String(a.id), event_id: String(a.event_id), event_title: a.title, event_start: a.event_start },

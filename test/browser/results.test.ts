@@ -28,11 +28,12 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
   before(async () => {
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0' });
     // Every call answered by a person who presses one of the question's keys at random and stays
-    // 2–3 simulated minutes (2–3 s at 60 simulated seconds per real second): calls overlap.
+    // 5–8 simulated minutes (5–8 s at 60 simulated seconds per real second): calls overlap, and
+    // one is in flight long enough to be seen by the page's 2 s reads on a loaded machine.
     const gateway = await create(admin, 'gateway', {
       name: 'Simulated carrier',
       driver: 'simulator',
-      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [120, 180], dtmf: 'random', time_scale: 60 },
+      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [300, 480], dtmf: 'random', time_scale: 60 },
     });
     const book = await create(alice, 'phonebook', { name: 'Survey book' });
     for (const contact of NUMBERS) await create(alice, 'contact', { phonebook: book.url, contact });
@@ -77,7 +78,13 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
       await page.getByRole('button', { name: 'Start' }).click();
       // A call in flight shows with its number (the list is read every 2 s while the campaign runs).
       const row = live.getByRole('row').filter({ hasText: /\+1555030000\d/ }).first();
-      await row.waitFor({ timeout: 30_000 });
+      await row.waitFor({ timeout: 60_000 }).catch(async (err: Error) => {
+        // What the API saw meanwhile, to tell a page that did not read from an engine that did not dial.
+        const seen = await request(ui.server, 'GET', `/rest-api/callrequest/?campaign_id=${campaignId}`, alice);
+        const now = await request(ui.server, 'GET', `/rest-api/campaigns/${campaignId}/`, alice);
+        const calls = (seen.body.results ?? []).map((c: { phone_number: string; status: number }) => `${c.phone_number}:${c.status}`);
+        throw new Error(`${err.message}\ncampaign status ${now.body.status}; call requests ${calls.join(', ')}`);
+      });
       const cells = await row.getByRole('cell').allInnerTexts();
       assert.ok(NUMBERS.includes(cells[0]), `a phonebook number: ${cells.join(' | ')}`);
       assert.equal(cells[2], '1', 'first attempt');

@@ -76,10 +76,27 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * The environment bin/campaign-dialer.js's first line (`#!/usr/bin/env -S NAME=value … node`)
+ * gives the command: a benchmark starts it through node (to add node's flags) with the same.
+ */
+const commandEnv: Record<string, string> = Object.fromEntries(
+  (/^#!\S*env -S (.*) node$/m.exec(fs.readFileSync('bin/campaign-dialer.js', 'utf8').split('\n')[0])?.[1] ?? '')
+    .split(' ')
+    .filter((word) => word.includes('='))
+    .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+);
+/** What `command` runs with: the command's environment when it is campaign-dialer, then `env`. */
+const envFor = (command: string[], env: Record<string, string>) => ({
+  ...process.env,
+  ...(command.includes('bin/campaign-dialer.js') ? commandEnv : {}),
+  ...env,
+});
+
 /** Runs the CLI to completion (user create, token create …) with `env`; throws on failure. */
 export function cli(args: string[], env: Record<string, string>): string {
   const result = spawnSync(process.execPath, ['bin/campaign-dialer.js', ...args], {
-    env: { ...process.env, ...env },
+    env: envFor(['bin/campaign-dialer.js'], env),
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`campaign-dialer ${args.join(' ')} failed: ${result.stderr}`);
@@ -95,7 +112,7 @@ function profiled(command: string[]): string[] {
 /** Starts a command that serves HTTP on `port`, waits until `readyPath` answers, samples RSS. */
 export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, profiled(command), {
-    env: { ...process.env, ...env },
+    env: envFor(command, env),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -186,7 +203,7 @@ export interface Worker {
 
 /** Starts `command` with `env` and resolves once `ready()` says so (within 60 s). */
 export async function startWorker(command: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<Worker> {
-  const child: ChildProcess = spawn(process.execPath, profiled(command), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, profiled(command), { env: envFor(command, env), stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);

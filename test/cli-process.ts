@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
 
+/** Run as a program, as npx and `npm start` run it (its first line sets its environment). */
 export const bin = path.resolve('bin/campaign-dialer.js');
 
 export type Env = Record<string, string | undefined>;
@@ -41,7 +42,7 @@ export interface Started {
 
 /** Starts a command; `done` resolves with its exit code and output. */
 export function start(args: string[], env: Env, cwd?: string): Started {
-  const child = spawn(process.execPath, [bin, ...args], { env: childEnv(env), cwd });
+  const child = spawn(bin, args, { env: childEnv(env), cwd });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d) => (stdout += d));
@@ -64,7 +65,7 @@ export interface Server {
 
 /** Starts `serve` on a free port and waits until it listens. */
 export async function startServe(env: Env): Promise<Server> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: childEnv(env) });
+  const child = spawn(bin, ['serve'], { env: childEnv(env) });
   servers.add(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -17,11 +17,17 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { verify } from '../src/webhooks/signature.ts';
 import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
-import { backends, cli, fmt, type Server, startServer, startWorker } from './support.ts';
+import { backends, cli, cpuSplit, fmt, type Server, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** The webhook's `ordered` (BENCH_ORDERED=true: one delivery at a time; default false: up to 16 at a time). */
 const ordered = process.env.BENCH_ORDERED === 'true';
+/** The webhook's `batch_size` (BENCH_BATCH_SIZE; default 100: arrays of up to 100 events; 1: an event a delivery). */
+const batchSize = Number(process.env.BENCH_BATCH_SIZE ?? 100);
+/** Who reads the log in the measured run (BENCH_READERS; default both): to tell their costs apart. */
+const readers = (process.env.BENCH_READERS ?? 'webhook,stream').split(',');
+const withWebhook = readers.includes('webhook');
+const withStream = readers.includes('stream');
 
 /** What a reader (the webhook's receiver, the stream's client) got: each event once, its lag. */
 class Tally {
@@ -53,9 +59,12 @@ class Tally {
   }
 }
 
-/** A loopback webhook receiver: answers 200 at once to each correctly signed delivery. */
-async function receiver(secret: () => string, tally: Tally): Promise<{ url: string; badSignatures: () => number; close: () => void }> {
+/** A loopback webhook receiver: answers 200 at once to each correctly signed delivery (an event, or an array of them). */
+type Event = { id: string; created: string };
+
+async function receiver(secret: () => string, tally: Tally): Promise<{ url: string; badSignatures: () => number; deliveries: () => number; close: () => void }> {
   let bad = 0;
+  let deliveries = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -66,14 +75,16 @@ async function receiver(secret: () => string, tally: Tally): Promise<{ url: stri
         res.writeHead(400).end();
         return;
       }
-      tally.take(JSON.parse(body) as { id: string; created: string });
+      const got = JSON.parse(body) as Event | Event[];
+      for (const event of Array.isArray(got) ? got : [got]) tally.take(event);
+      deliveries++;
       res.writeHead(200).end();
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, badSignatures: () => bad, close: () => server.close() };
+  return { url: `http://127.0.0.1:${port}/hook`, badSignatures: () => bad, deliveries: () => deliveries, close: () => server.close() };
 }
 
 /** A live stream client of /rest-api/events/ (from now on). */
@@ -101,7 +112,9 @@ function stream(server: Server, tally: Tally): { close: () => void } {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, the webhook ${ordered ? 'ordered' : 'not ordered'}; node ${process.version}`);
+  console.log(
+    `bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, the webhook ${ordered ? 'ordered' : 'not ordered'}, batch_size ${batchSize}; node ${process.version}`,
+  );
   const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
   if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
   const hook = new Tally();
@@ -124,51 +137,73 @@ async function main(): Promise<void> {
       let engine = await startEngine();
       const offBook = await phonebook(db, f, '710', calls);
       const off = await campaign(db, f, offBook, 'benchoff', 10_000_000);
+      const offCpu = cpuSplit({ engine: engine.pid, server: server.pid });
       await patchStatus(server, off, 1);
       const baseline = await runToEnd(server, off, calls, db);
+      const offSplit = offCpu();
       await check(db, f, off, calls);
       await engine.stop();
       await db.db.execute(sql`delete from engine_heartbeats`);
       await db.db.execute(sql.raw(`alter database "${name}" reset dialer.events`));
       console.log(`event log off: ${fmt(calls)} calls in ${fmt(baseline.seconds, 1)} s, ${fmt(baseline.sustained ?? 0)} calls/s sustained`);
+      console.log(`  CPU over the campaign: ${offSplit}`);
+
+      // The log on with nobody reading it: what writing the events costs the engine by itself.
+      engine = await startEngine();
+      const aloneBook = await phonebook(db, f, '715', calls);
+      const alone = await campaign(db, f, aloneBook, 'benchlog', 10_000_000);
+      const aloneCpu = cpuSplit({ engine: engine.pid, server: server.pid });
+      await patchStatus(server, alone, 1);
+      const logOnly = await runToEnd(server, alone, calls, db);
+      const aloneSplit = aloneCpu();
+      await check(db, f, alone, calls);
+      console.log(`event log on, not read: ${fmt(calls)} calls in ${fmt(logOnly.seconds, 1)} s, ${fmt(logOnly.sustained ?? 0)} calls/s sustained`);
+      console.log(`  CPU over the campaign: ${aloneSplit}`);
 
       // The same with the log on, a webhook for every event and a stream client attached.
-      engine = await startEngine();
-      const created = await fetch(`${server.base}/rest-api/webhook/`, {
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: receiving.url, description: 'bench:events', ordered }),
-      });
-      if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
-      secret = ((await created.json()) as { secret: string }).secret;
-      const client = stream(server, live);
+      if (withWebhook) {
+        const created = await fetch(`${server.base}/rest-api/webhook/`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: receiving.url, description: 'bench:events', ordered, batch_size: batchSize }),
+        });
+        if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
+        secret = ((await created.json()) as { secret: string }).secret;
+      }
+      const client = withStream ? stream(server, live) : { close: () => undefined };
       const [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       const onBook = await phonebook(db, f, '720', calls);
       const on = await campaign(db, f, onBook, 'benchon', 10_000_000);
+      const onCpu = cpuSplit({ engine: engine.pid, server: server.pid });
       await patchStatus(server, on, 1);
       const withEvents = await runToEnd(server, on, calls, db);
+      const onSplit = onCpu();
       await check(db, f, on, calls);
       const endedAt = Date.now();
       const [after] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       const expected = after.n - before.n;
       const deadline = Date.now() + 600_000;
-      while ((hook.seen.size < expected || live.seen.size < expected) && Date.now() < deadline) await sleep(200);
+      while (((withWebhook && hook.seen.size < expected) || (withStream && live.seen.size < expected)) && Date.now() < deadline) await sleep(200);
       const behind = (hook.last - endedAt) / 1000;
       client.close();
       await engine.stop();
 
       const slowdown = (1 - (withEvents.sustained ?? 0) / (baseline.sustained ?? 1)) * 100;
+      const logSlowdown = (1 - (logOnly.sustained ?? 0) / (baseline.sustained ?? 1)) * 100;
       console.log(`event log on: ${fmt(calls)} calls in ${fmt(withEvents.seconds, 1)} s, ${fmt(withEvents.sustained ?? 0)} calls/s sustained`);
+      console.log(`  CPU over the campaign: ${onSplit} (the server sends to the readers; this bench is them: ${readers.join(' and ')})`);
       console.log(`events written for the campaign: ${fmt(expected)}`);
       console.log(
-        `webhook: ${fmt(hook.seen.size)} of ${fmt(expected)} delivered (${hook.duplicates} again), ${fmt(hook.rate())} events/s from first to last, ` +
+        `webhook: ${fmt(hook.seen.size)} of ${fmt(expected)} delivered in ${fmt(receiving.deliveries())} requests (${hook.duplicates} again), ${fmt(hook.rate())} events/s from first to last, ` +
           `lag p50 ${fmt(hook.lag(50))} ms, p99 ${fmt(hook.lag(99))} ms; last delivery ${fmt(Math.max(behind, 0), 1)} s after the campaign ended; ` +
           `${receiving.badSignatures()} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
       );
       console.log(
         `stream:  ${fmt(live.seen.size)} of ${fmt(expected)} received, ${fmt(live.rate())} events/s, lag p50 ${fmt(live.lag(50))} ms, p99 ${fmt(live.lag(99))} ms`,
       );
-      console.log(`engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log, the webhook and the stream (target ≤ 10 %)`);
+      console.log(
+        `engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log read by ${readers.join(' and ')} (target ≤ 10 %); ${fmt(logSlowdown, 1)} % with the log alone`,
+      );
       const history = await queryRows<{ status: string; n: number; retried: number; error: string | null }>(
         db.db,
         sql`select status, count(*)::int as n, count(*) filter (where attempts > 1)::int as retried, max(error) as error

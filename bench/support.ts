@@ -228,4 +228,37 @@ export async function startWorker(command: string[], env: Record<string, string>
   };
 }
 
+/** CPU seconds so far of every PostgreSQL process on this machine (its backends and workers). */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * Where the CPU went between now and the returned function's call: seconds by process (the
+ * named ones, this benchmark's own process, every PostgreSQL process), for a line of output.
+ */
+export function cpuSplit(processes: Record<string, number>): () => string {
+  const read = () => ({
+    ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
+    'this bench': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    PostgreSQL: postgresCpuSeconds(),
+  });
+  const before = read();
+  return () => {
+    const after = read();
+    return Object.entries(after)
+      .map(([name, seconds]) => `${name} ${fmt(seconds - (before as Record<string, number>)[name], 1)} s`)
+      .join(', ');
+  };
+}
+
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -136,6 +136,58 @@ describe(`webhooks (${dbLabel})`, () => {
     assert.equal(sorted.length, 4);
   });
 
+  test('batch_size: arrays of up to that many events, signed, in order; a failed array is retried whole', async () => {
+    const r = await receiver(1);
+    const res = await call(app, alice.auth, 'POST', '/rest-api/webhook/', { url: r.url, events: ['campaign.*'], batch_size: 3 });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.data.batch_size, 3);
+    const { id, secret } = res.data as { id: number; secret: string };
+    // The four events of a campaign's life written while no dispatcher runs: they wait together.
+    await dispatcher.stop();
+    const campaign = await campaignLife();
+    await restartDispatcher();
+    assert.ok(await eventually(async () => r.got.length >= 2, 15_000), `received ${r.got.length}`);
+    const arrays = r.got.map(({ headers, body }) => {
+      assert.ok(verify(secret, body, String(headers['dialer-signature'])), 'signature verifies');
+      assert.equal(headers['dialer-event-id'], undefined, 'no single id on an array');
+      const events = JSON.parse(body) as { id: string; type: string; data: { id: number } }[];
+      assert.ok(Array.isArray(events), body);
+      assert.equal(headers['dialer-event-count'], String(events.length));
+      return events;
+    });
+    // The first array (three events) was refused once and sent again whole, then the fourth.
+    assert.deepEqual(
+      arrays.map((a) => a.length),
+      [3, 1],
+    );
+    const events = arrays.flat();
+    assert.deepEqual(
+      events.map((e) => e.type),
+      lifeTypes,
+    );
+    assert.ok(events.every((e) => e.data.id === campaign));
+    // The outcome is written after the receiver answers: read the history once all four are in.
+    let rows: { event_id: string; status: string; attempts: number }[] = [];
+    const recorded = await eventually(async () => {
+      const history = await call(app, alice.auth, 'GET', `/rest-api/webhook/${id}/deliveries/`);
+      assert.equal(history.statusCode, 200, history.body);
+      rows = history.data.results;
+      return rows.length === 4 && rows.every((d) => d.status === 'delivered');
+    }, 10_000);
+    assert.ok(recorded, JSON.stringify(rows));
+    assert.deepEqual(rows.map((d) => d.status), ['delivered', 'delivered', 'delivered', 'delivered']);
+    const attempts = new Map(rows.map((d) => [d.event_id, d.attempts]));
+    assert.deepEqual(
+      events.map((e) => attempts.get(e.id)),
+      [2, 2, 2, 1],
+    );
+    for (const batch_size of [0, 501, 'many']) {
+      const bad = await call(app, alice.auth, 'PATCH', `/rest-api/webhook/${id}/`, { batch_size });
+      assert.equal(bad.statusCode, 400, `${batch_size}: ${bad.body}`);
+    }
+    assert.equal((await call(app, alice.auth, 'GET', `/rest-api/webhook/${id}/`)).data.batch_size, 3, 'a refused change changes nothing');
+  });
+
   test("another user's webhook hears nothing of alice's campaigns; patterns filter types", async () => {
     const bobs = await receiver();
     await webhook(bob, bobs.url);

@@ -135,6 +135,9 @@ export interface EventCursor {
 }
 export const START: EventCursor = { txid: 0, id: 0 };
 
+/** The most events one webhook delivery may carry: a webhook's batch_size (migration 0030 checks it too). */
+export const MAX_WEBHOOK_BATCH = 500;
+
 export interface EventRow {
   id: number;
   txid: number;

@@ -2,7 +2,9 @@
  * Sends events to webhooks (issue 14 §2), in every server process; the database shares the work.
  *
  * A process leases the active webhooks no other process holds (lease_until, SKIP LOCKED) and,
- * webhooks side by side, sends each one's events one at a time in the log's order:
+ * webhooks side by side, sends each one's events in the log's order, one event a delivery (a
+ * JSON object) or, for a webhook with a batch_size above 1, up to that many a delivery (a JSON
+ * array; the events a delivery carries are taken, or failed, together):
  * 1. first the deliveries waiting for a retry (or asked again by redeliver), oldest first; one
  *    that is not due yet holds everything behind it, so a receiver gets a webhook's events in order;
  * 2. then the events after the webhook's cursor that it may see (its owner's, or all for an
@@ -19,6 +21,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
 import { appendEvents, EventType, type EventRow, eventId, eventJson, eventRowOf, pruneEvents, readEvents } from '../campaign/events.ts';
+import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 
@@ -27,9 +30,13 @@ export const GIVE_UP_MS = 24 * 3600_000;
 const LEASE_SECONDS = 60;
 /** Events read from the log and sent before their outcome is written. */
 const BATCH = 500;
+/** The header of a delivery of several events: how many its array holds. */
+export const EVENT_COUNT_HEADER = 'dialer-event-count';
 /** Deliveries under way at once to a webhook that is not `ordered`. */
 const IN_FLIGHT = 16;
 const TICK_MS = 1000;
+/** Rounds start at most this often (campaign/wake-spacing.ts): each costs a lease and transactions. */
+const ROUND_SPACING_MS = 200;
 
 export interface DispatcherOptions {
   database: Database;
@@ -50,6 +57,7 @@ interface LeasedWebhook {
   user_id: number;
   is_admin: boolean;
   ordered: boolean;
+  batch_size: number;
   url: string;
   secret: string;
   events: string[] | string;
@@ -85,6 +93,7 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  private readonly spaced = new SpacedWake(ROUND_SPACING_MS, () => this.startRound());
   private unlisten: (() => Promise<void>) | undefined;
   private stopped = false;
   private lastPrune = 0;
@@ -108,12 +117,22 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    this.spaced.cancel();
     await this.unlisten?.();
     await this.running;
   }
 
-  /** Runs a round now (or right after the one under way). */
+  /** Runs a round soon: now, or when the one under way has ended and ROUND_SPACING_MS has passed since it began. */
   wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.spaced.wake();
+  }
+
+  private startRound(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
@@ -152,7 +171,7 @@ export class WebhookDispatcher {
               order by w.id
               limit 50
               for update skip locked)
-            returning id, user_id, url, secret, events, ordered, cursor_txid, cursor_id, failing_since
+            returning id, user_id, url, secret, events, ordered, batch_size, cursor_txid, cursor_id, failing_since
           )
           select l.*, u.is_admin from leased l join users u on u.id = l.user_id`,
     );
@@ -169,11 +188,17 @@ export class WebhookDispatcher {
   private async drain(hook: LeasedWebhook): Promise<void> {
     const waiting = await this.waiting(hook.id);
     if (hook.ordered) {
-      for (const delivery of waiting) {
-        if (this.stopped || !delivery.due) return;
-        const [sent] = await this.sendInOrder(hook, [delivery.event]);
-        await this.record(hook, [sent], new Map([[delivery.event.id, delivery]]));
-        if (!sent.attempt.ok) return;
+      // The waiting ones due before the first that is not: in order, up to the first failure.
+      const notDue = waiting.findIndex((d) => !d.due);
+      const due = notDue < 0 ? waiting : waiting.slice(0, notDue);
+      if (due.length) {
+        const sent = await this.sendInOrder(hook, due.map((d) => d.event));
+        await this.record(hook, sent, new Map(due.map((d) => [d.event.id, d])));
+        if (sent.length < waiting.length || (sent.length && !sent[sent.length - 1].attempt.ok)) return;
+      } else if (waiting.length) return;
+      if (waiting.length === BATCH) {
+        this.again = true; // more wait behind these: the next round sends them before any new event
+        return;
       }
     } else {
       // Not ordered: the retries due go out like new events, side by side, recorded together.
@@ -194,29 +219,39 @@ export class WebhookDispatcher {
     }
   }
 
-  /** One at a time, in order, up to the first failure. */
+  /** The deliveries `events` make for the webhook, in order: one event each, or up to batch_size. */
+  private deliveries(hook: LeasedWebhook, events: EventRow[]): EventRow[][] {
+    const size = Math.max(1, hook.batch_size);
+    const out: EventRow[][] = [];
+    for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size));
+    return out;
+  }
+
+  /** One delivery at a time, in order, up to the first failure. */
   private async sendInOrder(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
     const sent: Sent[] = [];
-    for (const event of batch) {
+    for (const events of this.deliveries(hook, batch)) {
       if (this.stopped) break;
-      const attempt = await this.send(hook, event);
-      sent.push({ event, attempt });
+      const attempt = await this.send(hook, events);
+      for (const event of events) sent.push({ event, attempt });
       if (!attempt.ok) break;
     }
     return sent;
   }
 
-  /** Up to IN_FLIGHT at a time, started in order; each failure waits for its own retry. */
+  /** Up to IN_FLIGHT deliveries at a time, started in order; each failure waits for its own retry. */
   private async sendAtOnce(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
     const sent: Sent[] = [];
+    const deliveries = this.deliveries(hook, batch);
     let next = 0;
     const worker = async () => {
-      while (next < batch.length && !this.stopped) {
-        const event = batch[next++];
-        sent.push({ event, attempt: await this.send(hook, event) });
+      while (next < deliveries.length && !this.stopped) {
+        const events = deliveries[next++];
+        const attempt = await this.send(hook, events);
+        for (const event of events) sent.push({ event, attempt });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, batch.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, deliveries.length) }, worker));
     // Stopped midway: only a prefix of the batch counts (the cursor may not pass an event not sent).
     const attempted = new Set(sent.map((s) => s.event.id));
     const prefix = batch.findIndex((e) => !attempted.has(e.id));
@@ -297,9 +332,15 @@ export class WebhookDispatcher {
     }));
   }
 
-  /** Sends one event to the webhook; what the receiver answered (ok: a 2xx). */
-  private async send(hook: LeasedWebhook, row: EventRow): Promise<Attempt> {
-    const body = eventJson(row, this.options.publicUrl);
+  /**
+   * Sends one delivery to the webhook: the event as an object with its id in Dialer-Event-Id, or
+   * (batch_size above 1) the events as an array with their number in Dialer-Event-Count. What
+   * the receiver answered (ok: a 2xx).
+   */
+  private async send(hook: LeasedWebhook, events: EventRow[]): Promise<Attempt> {
+    const { publicUrl } = this.options;
+    const body = hook.batch_size > 1 ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl);
+    const which: Record<string, string> = hook.batch_size > 1 ? { [EVENT_COUNT_HEADER]: String(events.length) } : { [EVENT_ID_HEADER]: eventId(events[0]) };
     const started = Date.now();
     let status: number | null = null;
     let excerpt: string | null = null;
@@ -308,7 +349,7 @@ export class WebhookDispatcher {
       const answer = await postGuarded(
         hook.url,
         body,
-        { [SIGNATURE_HEADER]: sign(hook.secret, body), [EVENT_ID_HEADER]: eventId(row), 'user-agent': 'campaign-dialer-webhooks' },
+        { [SIGNATURE_HEADER]: sign(hook.secret, body), ...which, 'user-agent': 'campaign-dialer-webhooks' },
         { allowPrivate: this.options.allowPrivate, timeoutMs: DELIVERY_TIMEOUT_MS },
       );
       status = answer.status;

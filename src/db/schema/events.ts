@@ -37,6 +37,8 @@ export const webhooks = pgTable('webhooks', {
   active: boolean('active').notNull().default(true),
   /** true: one delivery at a time, in the log's order; false: up to 16 at a time (migration 0022). */
   ordered: boolean('ordered').notNull().default(true),
+  /** Up to this many events in one delivery, as a JSON array; 1: each on its own (migration 0030). */
+  batch_size: integer('batch_size').notNull().default(1),
   secret: varchar('secret', { length: 100 }).notNull(),
   cursor_txid: bigint('cursor_txid', { mode: 'number' }).notNull().default(0),
   cursor_id: bigint('cursor_id', { mode: 'number' }).notNull().default(0),

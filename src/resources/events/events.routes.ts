@@ -14,6 +14,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, eventId, eventJson, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
+import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { invalid } from '../../http/errors.ts';
@@ -22,6 +23,8 @@ import { API_PREFIX, baseUrl } from '../../http/links.ts';
 const tags = ['events'];
 const HEARTBEAT_MS = 15_000;
 const STREAM_BATCH = 500;
+/** Streams read the log at most this often (campaign/wake-spacing.ts). */
+const STREAM_WAKE_MS = 100;
 
 interface Query {
   format?: string;
@@ -62,11 +65,14 @@ const visible = (row: EventRow, filter: EventFilter) =>
   (filter.campaignId === undefined || row.campaign_id === filter.campaignId) &&
   typeMatches(row.type, filter.types ?? []);
 
-/** One LISTEN per process for every open stream: a notification wakes them all. */
+/** One LISTEN per process for every open stream: a notification wakes them all (at most every STREAM_WAKE_MS). */
 class StreamHub {
   /** Each open stream's wake-up, and how to end it. */
   private readonly wakers = new Map<() => void, () => void>();
   private listening: Promise<() => Promise<void>> | undefined;
+  private readonly spaced = new SpacedWake(STREAM_WAKE_MS, () => {
+    for (const wake of this.wakers.keys()) wake();
+  });
 
   constructor(private readonly database: Database) {}
 
@@ -85,7 +91,7 @@ class StreamHub {
   }
 
   private wakeAll(): void {
-    for (const wake of this.wakers.keys()) wake();
+    this.spaced.wake();
   }
 
   /**
@@ -98,6 +104,7 @@ class StreamHub {
   }
 
   async close(): Promise<void> {
+    this.spaced.cancel();
     const unlisten = await this.listening;
     await unlisten?.();
   }

@@ -16,6 +16,7 @@ export function presentWebhook(request: FastifyRequest, row: WebhookRow): Static
     description: row.description,
     active: row.active,
     ordered: row.ordered,
+    batch_size: row.batch_size,
     user: link('users', row.user_id) as string,
     failing_since: isoTime(row.failing_since),
     created_date: isoTime(row.created_date) as string,

@@ -67,6 +67,7 @@ function routes(api: Api, { database, config }: AppDeps) {
       description: values.description ?? '',
       active: values.active ?? true,
       ordered: values.ordered ?? true,
+      batch_size: values.batch_size ?? 1,
       secret: newSecret(),
     });
     return reply
@@ -89,6 +90,7 @@ function routes(api: Api, { database, config }: AppDeps) {
         description: values.description ?? undefined,
         active: values.active ?? undefined,
         ordered: values.ordered ?? undefined,
+        batch_size: values.batch_size ?? undefined,
         user_id: values.user ?? undefined,
         failing_since: values.active === true ? null : undefined,
       });

@@ -6,8 +6,8 @@
  * (in the create's answer and by rotate-secret), never in reads.
  */
 import { Type } from '@sinclair/typebox';
-import { badEventPattern } from '../../campaign/events.ts';
-import { boolean, type Field, FieldError, text } from '../../http/fields.ts';
+import { badEventPattern, MAX_WEBHOOK_BATCH } from '../../campaign/events.ts';
+import { boolean, type Field, FieldError, integer, text } from '../../http/fields.ts';
 import { userLink } from '../users/users.fields.ts';
 
 /** A list of event types or patterns: a JSON array of strings, or one comma-separated string. */
@@ -32,6 +32,11 @@ export const webhookFields = {
   description: text({ max: 500, blank: true }),
   active: boolean(),
   ordered: boolean({ description: 'true (default): one delivery at a time, in order; false: up to 16 at a time, in any order' }),
+  batch_size: integer({
+    min: 1,
+    max: MAX_WEBHOOK_BATCH,
+    description: `1 (default): each delivery is one event, a JSON object; 2–${MAX_WEBHOOK_BATCH}: each delivery is a JSON array of up to this many events, in the log's order`,
+  }),
   user: userLink(),
 };
 
@@ -44,6 +49,7 @@ export const WebhookRecord = Type.Object({
   description: Type.String(),
   active: Type.Boolean(),
   ordered: Type.Boolean(),
+  batch_size: Type.Integer(),
   user: Type.String({ format: 'uri' }),
   failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_date: Type.String({ format: 'date-time' }),

@@ -66,6 +66,14 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
 
   test('the campaign runs from its page: calls in progress while it dials, then one chart per question matching the API', async () => {
     const { context, page } = await newPage();
+    // For a miss's message: the page's reads of call requests and campaigns, and its console.
+    const reads: string[] = [];
+    const messages: string[] = [];
+    const started = Date.now();
+    page.on('response', (r) => {
+      if (/\/rest-api\/(callrequest|campaigns)\//.test(r.url())) reads.push(`${((Date.now() - started) / 1000).toFixed(1)}s ${r.status()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`);
+    });
+    page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
     try {
       await signIn(page, 'alice', 'alice-pw');
       await page.goto(`${ui.server.base}/campaigns/${campaignId}`);
@@ -79,11 +87,19 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
       // A call in flight shows with its number (the list is read every 2 s while the campaign runs).
       const row = live.getByRole('row').filter({ hasText: /\+1555030000\d/ }).first();
       await row.waitFor({ timeout: 60_000 }).catch(async (err: Error) => {
-        // What the API saw meanwhile, to tell a page that did not read from an engine that did not dial.
+        // What the API and the page saw meanwhile, to tell a page that did not read from an engine that did not dial.
         const seen = await request(ui.server, 'GET', `/rest-api/callrequest/?campaign_id=${campaignId}`, alice);
         const now = await request(ui.server, 'GET', `/rest-api/campaigns/${campaignId}/`, alice);
         const calls = (seen.body.results ?? []).map((c: { phone_number: string; status: number }) => `${c.phone_number}:${c.status}`);
-        throw new Error(`${err.message}\ncampaign status ${now.body.status}; call requests ${calls.join(', ')}`);
+        const cdrs = await request(ui.server, 'GET', `/rest-api/cdr/?campaign_id=${campaignId}`, alice);
+        const times = (cdrs.body.results ?? []).map((c: { starting_date: string; duration: number }) => `${c.starting_date} ${c.duration} s`);
+        await shot(page, 'campaign-calls-missing');
+        const shown = await page.getByTestId('status').allInnerTexts();
+        const visibility = await page.evaluate(() => document.visibilityState);
+        throw new Error(
+          `${err.message}\ncampaign status ${now.body.status}; call requests ${calls.join(', ')}; CDRs ${times.join(', ')}\n` +
+            `the page: status ${shown.join(' ')}, document ${visibility}; requests ${reads.slice(-12).join(', ')}; console ${messages.slice(-5).join(' | ')}`,
+        );
       });
       const cells = await row.getByRole('cell').allInnerTexts();
       assert.ok(NUMBERS.includes(cells[0]), `a phonebook number: ${cells.join(' | ')}`);

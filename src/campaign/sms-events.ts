@@ -59,13 +59,28 @@ const rank = { sent: 0, failed: 1, delivered: 2 } as const;
 const gatewayKey = (gatewayId: number, gid: string) => `${gatewayId}:${gid}`;
 const reportGid = (r: DeliveryReport) => (r.gatewayMessageId ?? '').slice(0, 100);
 
-/** The status update of the messages matched by `match`, from the reports in the CTE `r`. */
-const updateMessages = (match: SQL) => sql`update sms_messages m set status = r.status, updated_date = now(),
-        delivery_date = case when r.status = 'sent' then m.delivery_date else r.at end,
-        error = case when r.status = 'sent' then m.error else r.error end,
-        gateway_message_id = case when m.gateway_message_id = '' then r.gid else m.gateway_message_id end
-      from r where m.sms_gateway_id = r.g and ${match}
-        and (m.status = 'unsent' or (m.status = 'sent' and r.status <> 'sent') or (m.status = 'failed' and r.status = 'delivered'))`;
+/**
+ * The CTEs `locked` and `applied`: the messages matched by `match` to the reports in the CTE `r`,
+ * locked as they are now (the engine may record a send meanwhile), and their status update,
+ * returning each changed message with `sent_too`: a final report (delivered, failed) found it
+ * still 'unsent' — the gateway had it, so it was sent, but the report came before the engine
+ * recorded the send (or with the 'sent' report, in one batch): its sms.sent is written here,
+ * before the final event, and the send's record writes none (it writes events only for a message
+ * it finds 'unsent').
+ */
+const updateMessages = (match: SQL) => sql`locked as (
+        select m.id, m.status as was, r.status as new_status, r.at, r.error as new_error, r.gid
+        from sms_messages m join r on m.sms_gateway_id = r.g and ${match}
+        for update of m
+      ), applied as (
+        update sms_messages m set status = l.new_status, updated_date = now(),
+          delivery_date = case when l.new_status = 'sent' then m.delivery_date else l.at end,
+          error = case when l.new_status = 'sent' then m.error else l.new_error end,
+          gateway_message_id = case when m.gateway_message_id = '' then l.gid else m.gateway_message_id end
+        from locked l where m.id = l.id
+          and (m.status = 'unsent' or (m.status = 'sent' and l.new_status <> 'sent') or (m.status = 'failed' and l.new_status = 'delivered'))
+        returning m.id, m.user_id, m.sms_campaign_id, m.recipient_number, m.status, m.error, (l.was = 'unsent' and m.status <> 'sent') as sent_too
+      )`;
 
 /**
  * Applies a batch of delivery reports in two set-based statements (by our message id, and by the
@@ -92,17 +107,16 @@ async function applyReports(db: Db, batch: QueuedReport[]): Promise<Set<string>>
     sql`select * from jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)`;
   const byId = rows.filter((r) => r.mid !== null);
   const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
-  const changed = sql`returning m.id, m.user_id, m.sms_campaign_id, m.recipient_number, m.status, m.error`;
   if (byId.length) {
-    await db.execute(sql`with r as (${reports(byId)}), applied as (${updateMessages(sql`m.id = r.mid`)} ${changed})
-      ${smsMessageEventsSql('applied')}`);
+    await db.execute(sql`with r as (${reports(byId)}), ${updateMessages(sql`m.id = r.mid`)}
+      ${smsMessageEventsSql('applied', { sentToo: true })}`);
   }
   if (!byGatewayId.length) return new Set();
   // The final select sees the table as it was before the update: a report that found no row there found none.
   const unmatched = await queryRows<{ g: number; gid: string }>(
     db,
-    sql`with r as (${reports(byGatewayId)}), applied as (${updateMessages(sql`m.gateway_message_id = r.gid`)} ${changed}),
-      written as (${smsMessageEventsSql('applied')})
+    sql`with r as (${reports(byGatewayId)}), ${updateMessages(sql`m.gateway_message_id = r.gid`)},
+      written as (${smsMessageEventsSql('applied', { sentToo: true })})
       select r.g, r.gid from r where not exists (select 1 from sms_messages m where m.sms_gateway_id = r.g and m.gateway_message_id = r.gid)`,
   );
   return new Set(unmatched.map((u) => gatewayKey(Number(u.g), u.gid)));

@@ -86,6 +86,10 @@ test(`an SMS campaign: sms.sent for each message, then sms.delivered or sms.fail
     ['sms.delivered', 'sms.delivered', 'sms.sent', 'sms.sent'],
   );
   assert.deepEqual([...new Set(events.map((e) => e.data.recipient_number))].sort(), ['+15550201', '+15550202']);
+  for (const number of ['+15550201', '+15550202']) {
+    // However the report and the send's record raced, each message's events come in order.
+    assert.deepEqual(events.filter((e) => e.data.recipient_number === number).map((e) => e.type), ['sms.sent', 'sms.delivered']);
+  }
   assert.ok(events.every((e) => /\/rest-api\/sms-message\/\d+\/$/.test(String(e.data.message))));
 });
 
@@ -130,9 +134,10 @@ test(`SMS subscribers get subscriber.final when sent, and when their campaign is
   );
 });
 
-test(`a delivery report that comes before the send is recorded: one event per change, none twice (${dbLabel})`, async () => {
+test(`a delivery report that comes before the send is recorded: sms.sent then sms.delivered, each once (${dbLabel})`, async () => {
   // The gateway reports delivery (by our message id, as Kannel's report URL carries it) while
-  // the engine still waits for the submit's answer: the report is written first.
+  // the engine still waits for the submit's answer: the report is written first. The message was
+  // sent all the same (the gateway had it): an integrator gets sms.sent, then sms.delivered.
   class ReportsFirst extends ScriptedSmsDriver {
     to?: { events: SmsEvents; gatewayId: number };
     override async send(m: SmsSubmit): Promise<SubmitResult> {
@@ -146,7 +151,12 @@ test(`a delivery report that comes before the send is recorded: one event per ch
   await smsPass(s);
   await logCaughtUp(database);
   const res = await call(app, s.user.auth, 'GET', `/rest-api/events/?format=json&after=0&campaign_id=${s.campaignId}&types=sms.*`);
-  assert.deepEqual((res.data.results as Event[]).map((e) => e.type), ['sms.delivered'], res.body);
+  assert.deepEqual((res.data.results as Event[]).map((e) => e.type), ['sms.sent', 'sms.delivered'], res.body);
+  const [sent, delivered] = res.data.results as Event[];
+  assert.equal(sent.data.status, 'sent');
+  assert.equal(sent.data.error, '');
+  assert.equal(delivered.data.status, 'delivered');
+  assert.equal(sent.data.message, delivered.data.message);
 });
 
 test(`billing that takes a balance below its owner's threshold is one balance.low event, not one per call (${dbLabel})`, async () => {

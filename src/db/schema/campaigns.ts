@@ -271,10 +271,10 @@ export const recordings = pgTable(
   'recordings',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    callrequest_id: bigint('callrequest_id', { mode: 'number' })
-      .notNull()
-      .references(() => callrequests.id, { onDelete: 'cascade' }),
-    user_id: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** Null once the call (its campaign) is deleted: the engine then deletes the file and the row (migration 0031). */
+    callrequest_id: bigint('callrequest_id', { mode: 'number' }).references(() => callrequests.id, { onDelete: 'set null' }),
+    /** Null once the owner is deleted: likewise. */
+    user_id: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
     kind: varchar('kind', { length: 20 }).notNull(),
     /** Relative to DATA_DIR. */
     file: varchar('file', { length: 255 }).notNull(),
@@ -282,5 +282,9 @@ export const recordings = pgTable(
     /** The call's end by the engine's clock: retention counts from it. */
     created_date: createdDate(),
   },
-  (t) => [index('recordings_callrequest_idx').on(t.callrequest_id), index('recordings_user_created_idx').on(t.user_id, t.created_date)],
+  (t) => [
+    index('recordings_callrequest_idx').on(t.callrequest_id),
+    index('recordings_user_created_idx').on(t.user_id, t.created_date),
+    index('recordings_orphans_idx').on(t.id).where(sql`${t.callrequest_id} is null or ${t.user_id} is null`),
+  ],
 );

@@ -1,6 +1,7 @@
 /**
  * A call's recordings (issue 16 item 6): written with its outcome (one statement per batch), and
- * pruned by their owner's recording_retention_days (recordings.ts).
+ * pruned by their owner's recording_retention_days, or once their call or owner is deleted
+ * (recordings.ts).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
@@ -37,6 +38,14 @@ export function expiredRecordings(db: Db, now: string, limit: number): Promise<{
           order by x.created_date limit ${limit}) r
         where u.recording_retention_days is not null
         limit ${limit}`,
+  );
+}
+
+/** Up to `limit` recordings whose call or owner was deleted (recordings_orphans_idx). */
+export function orphanedRecordings(db: Db, limit: number): Promise<{ id: number; file: string }[]> {
+  return queryRows<{ id: number; file: string }>(
+    db,
+    sql`select id, file from recordings where callrequest_id is null or user_id is null order by id limit ${limit}`,
   );
 }
 

@@ -33,13 +33,14 @@ export function recordingUrl(request: FastifyRequest, callrequestId: number, id:
   return `${linker(request)('callrequest', callrequestId)}recordings/${id}/download/`;
 }
 
-function present(request: FastifyRequest, row: RecordingRow) {
+/** A recording of the call `callrequestId` (only a call's own are listed). */
+function present(request: FastifyRequest, callrequestId: number, row: RecordingRow) {
   return {
     id: row.id,
-    callrequest: linker(request)('callrequest', row.callrequest_id) as string,
+    callrequest: linker(request)('callrequest', callrequestId) as string,
     kind: row.kind,
     seconds: row.seconds,
-    download: recordingUrl(request, row.callrequest_id, row.id),
+    download: recordingUrl(request, callrequestId, row.id),
     created_date: isoTime(row.created_date) as string,
   };
 }
@@ -61,7 +62,7 @@ export function recordingRoutes(api: Api, { database, config }: AppDeps): void {
       request,
       () => countRecordings(db, call.id),
       (limit, offset) => listRecordings(db, call.id, limit, offset),
-      (row) => present(request, row),
+      (row) => present(request, call.id, row),
     );
   });
 

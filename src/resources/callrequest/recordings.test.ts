@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../db/database.ts';
 import { systemClock } from '../../clock.ts';
 import { SimulatorDriver } from '../../drivers/voice/simulator.ts';
 import { flowOf, pass, scenario, section } from '../../engine/engine.fixtures.ts';
@@ -130,5 +132,23 @@ describe(`call recordings (${dbLabel})`, () => {
     assert.equal(fs.existsSync(goneFile), false, 'the file is deleted');
     assert.equal((await download(goneRec.download, gone.s.user.auth)).statusCode, 404);
     assert.equal((await download(keptRec.download, kept.s.user.auth)).statusCode, 200, 'a user without retention keeps theirs');
+  });
+
+  test('a deleted campaign leaves no recording behind: the engine deletes its calls\' files, then their rows', async () => {
+    const { s, engine, callrequest } = await recordedCall();
+    const uuid = (await call(t.app, s.user.auth, 'GET', `/rest-api/callrequest/${callrequest}/`)).data.request_uuid;
+    const file = path.join(dataDir, 'recordings', `${uuid}-call.wav`);
+    assert.ok(fs.existsSync(file));
+    const [before] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from recordings`);
+    await call(t.app, s.user.auth, 'PATCH', `/rest-api/campaigns/${s.campaignId}/`, { status: 4 });
+    const deleted = await call(t.app, s.user.auth, 'DELETE', `/rest-api/campaigns/${s.campaignId}/`);
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    assert.ok(fs.existsSync(file), 'the API leaves the file to the engine');
+    // The engine's recording pass runs at most once an hour of its clock.
+    await s.clock.advance(3600_000 + 1000);
+    await pass({ engine });
+    assert.equal(fs.existsSync(file), false, 'the file is deleted');
+    const [after] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from recordings`);
+    assert.equal(after.n, before.n - 1, 'and its row');
   });
 });

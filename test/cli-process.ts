@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
+import { freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 /** Run as a program, as npx and `npm start` run it (its first line sets its environment). */
 export const bin = path.resolve('bin/campaign-dialer.js');
@@ -26,6 +27,18 @@ process.on('exit', killServers); // also when the file is cut short (its time bu
 export function childEnv(env: Env): NodeJS.ProcessEnv {
   const { DATABASE_URL: _url, DIALER_ADMIN_PASSWORD: _pw, DATA_DIR: _dir, ...inherited } = process.env;
   return { ...inherited, LOG_LEVEL: 'info', PORT: '0', ...env } as NodeJS.ProcessEnv;
+}
+
+/**
+ * The environment of a server or command on a new database: DATA_DIR `dataDir` with the admin
+ * password 'admin-pw' and, on PostgreSQL, a fresh database dropped when the file's tests end.
+ */
+export async function freshEnv(dataDir: string): Promise<Env> {
+  const env: Env = { DATA_DIR: dataDir, DIALER_ADMIN_PASSWORD: 'admin-pw' };
+  if (!onPostgres) return env;
+  const { url, drop } = await freshPostgresDatabase();
+  after(drop);
+  return { ...env, DATABASE_URL: url };
 }
 
 export interface Run {

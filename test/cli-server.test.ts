@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Env, request, run, type Run, type Server, startServe, stop } from './cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { type Env, freshEnv as freshServerEnv, request, run, type Run, type Server, startServe, stop } from './cli-process.ts';
+import { basic, dbLabel, onPostgres } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-cli-server-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -23,13 +23,7 @@ function usingLine(r: Run, expected: RegExp): string[] {
   return rest;
 }
 
-async function freshEnv(name: string): Promise<Env> {
-  const env: Env = { DATA_DIR: path.join(root, name), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-  if (!onPostgres) return env;
-  const { url, drop } = await freshPostgresDatabase();
-  after(drop);
-  return { ...env, DATABASE_URL: url };
-}
+const freshEnv = (name: string) => freshServerEnv(path.join(root, name));
 
 /** A CSV of `rows` contacts. */
 function contactsCsv(file: string, rows: number): void {

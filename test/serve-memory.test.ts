@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { type Env, startServe, stop } from './cli-process.ts';
-import { dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { freshEnv, startServe, stop } from './cli-process.ts';
+import { dbLabel } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-memory-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -21,13 +21,7 @@ test(`serve runs with MALLOC_TRIM_THRESHOLD_ set by the command's first line; np
   assert.equal(scripts.start, 'bin/campaign-dialer.js serve');
   assert.match(fs.readFileSync('bin/campaign-dialer.js', 'utf8').split('\n')[0], /^#!\/usr\/bin\/env -S MALLOC_TRIM_THRESHOLD_=\d+ node$/);
 
-  const env: Env = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-  if (onPostgres) {
-    const { url, drop } = await freshPostgresDatabase();
-    after(drop);
-    env.DATABASE_URL = url;
-  }
-  const server = await startServe(env);
+  const server = await startServe(await freshEnv(path.join(root, 'data')));
   try {
     const environ = fs.readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0');
     assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'), `the server's environment: ${environ.filter((e) => e.startsWith('MALLOC')).join(', ') || 'no MALLOC_ setting'}`);

@@ -7,20 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { type Env, startServe, stop } from './cli-process.ts';
-import { dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { freshEnv, startServe, stop } from './cli-process.ts';
+import { dbLabel } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-shutdown-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 test(`SIGTERM stops the server while an event stream is open; the stream ends cleanly (${dbLabel})`, async () => {
-  const env: Env = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw' };
-  if (onPostgres) {
-    const { url, drop } = await freshPostgresDatabase();
-    after(drop);
-    env.DATABASE_URL = url;
-  }
-  const server = await startServe(env);
+  const server = await startServe(await freshEnv(path.join(root, 'data')));
   const auth = `Basic ${Buffer.from('admin:admin-pw').toString('base64')}`;
   const res = await fetch(`${server.base}/rest-api/events/`, { headers: { authorization: auth } });
   assert.equal(res.status, 200);

@@ -90,6 +90,10 @@ async function campaignLife(): Promise<number> {
   return id;
 }
 
+/** The app listening on loopback (once, for the tests that need a real socket). */
+let listening: Promise<string> | undefined;
+const serverAddress = () => (listening ??= app.listen({ port: 0, host: '127.0.0.1' }));
+
 const lifeTypes = ['campaign.started', 'campaign.paused', 'campaign.resumed', 'campaign.ended'];
 
 describe(`webhooks (${dbLabel})`, () => {
@@ -331,8 +335,16 @@ describe(`the event log for pollers and as a stream (${dbLabel})`, () => {
     assert.equal((await call(app, alice.auth, 'GET', '/rest-api/events/?format=json&types=bogus')).statusCode, 400);
   });
 
+  test('HEAD of the stream answers its headers at once, and ends', async () => {
+    const address = await serverAddress();
+    const res = await fetch(`${address}/rest-api/events/`, { method: 'HEAD', headers: { authorization: alice.auth }, signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+    assert.equal(await res.text(), '');
+  });
+
   test('the stream sends new events and resumes from Last-Event-ID without gaps', async () => {
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = await serverAddress();
     const first = await openStream(address, alice.auth);
     const campaign = await campaignLife();
     const got = await first.until((events) => events.filter((e) => e.data.id === campaign).length >= 4);

@@ -123,6 +123,12 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
     'x-accel-buffering': 'no',
     'x-request-id': request.id,
   });
+  // HEAD: the headers and nothing more. (A HEAD response has no body, so the stream's writes
+  // never sent even its headers, and the client waited for ever: the fuzzer found it.)
+  if (request.method === 'HEAD') {
+    out.end();
+    return;
+  }
   out.write(': stream open\n\n');
   let closed = false;
   let busy = false;

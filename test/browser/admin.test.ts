@@ -145,6 +145,15 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${port}/hook`);
       await page.getByLabel('Patterns').fill('sms.*');
       await page.getByRole('checkbox', { name: 'campaign.started' }).check();
+      assert.equal(await page.getByRole('checkbox', { name: 'In order' }).isChecked(), true, 'in order by default');
+      // Events per delivery: a bad value is refused beside its field, and nothing is made.
+      const perDelivery = page.getByLabel('Events per delivery');
+      assert.equal(await perDelivery.inputValue(), '1');
+      await perDelivery.fill('0');
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      await page.getByText('Ensure this value is greater than or equal to 1.').waitFor();
+      assert.equal((await request(ui.server, 'GET', '/rest-api/webhook/', carol)).body.count, 0, 'a refused webhook is not made');
+      await perDelivery.fill('1');
       await page.getByRole('button', { name: 'Create webhook' }).click();
       const box = page.getByRole('alert', { name: 'The webhook\'s signing secret' });
       await box.waitFor();
@@ -159,6 +168,8 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
       const read = await request(ui.server, 'GET', `/rest-api/webhook/${webhookId}/`, carol);
       assert.equal(read.body.secret, undefined);
       assert.deepEqual(read.body.events, ['campaign.started', 'sms.*']);
+      assert.equal(read.body.ordered, true);
+      assert.equal(read.body.batch_size, 1);
     } finally {
       await context.close();
     }

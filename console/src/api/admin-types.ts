@@ -88,6 +88,10 @@ export interface Webhook {
   events: string[];
   description: string;
   active: boolean;
+  /** true: one delivery at a time, in the log's order; false: up to 16 at a time. */
+  ordered: boolean;
+  /** 1: each delivery one event (an object); 2–500: an array of up to that many. */
+  batch_size: number;
   user: string;
   failing_since: string | null;
   created_date: string;

@@ -1,5 +1,5 @@
 /**
- * A webhook's fields (url, events, description, active) for create and edit. Events: the known
+ * A webhook's fields (url, events, description, active, ordered, batch_size) for create and edit. Events: the known
  * types as checkboxes, and patterns (`call.*`) in a box; none at all means every event.
  * Creating shows the secret once, in a "copy it now" box.
  */
@@ -20,6 +20,9 @@ export interface WebhookValues {
   patterns: string;
   description: string;
   active: boolean;
+  ordered: boolean;
+  /** As typed: the server says what is wrong with it. */
+  batchSize: string;
 }
 
 export function webhookValues(h?: Webhook): WebhookValues {
@@ -30,12 +33,21 @@ export function webhookValues(h?: Webhook): WebhookValues {
     patterns: events.filter((e) => !KNOWN.includes(e)).join(', '),
     description: h?.description ?? '',
     active: h?.active ?? true,
+    ordered: h?.ordered ?? true,
+    batchSize: String(h?.batch_size ?? 1),
   };
 }
 
 export function webhookBody(v: WebhookValues) {
   const patterns = v.patterns.split(',').map((s) => s.trim()).filter(Boolean);
-  return { url: v.url.trim(), events: [...v.events, ...patterns], description: v.description, active: v.active };
+  return {
+    url: v.url.trim(),
+    events: [...v.events, ...patterns],
+    description: v.description,
+    active: v.active,
+    ordered: v.ordered,
+    batch_size: v.batchSize.trim(),
+  };
 }
 
 export function WebhookFields({ values: v, onChange, error }: { values: WebhookValues; onChange: (v: WebhookValues) => void; error: unknown }) {
@@ -81,6 +93,15 @@ export function WebhookFields({ values: v, onChange, error }: { values: WebhookV
         </label>
         <small className="hint">Off: no delivery is sent. Switching it on again restarts one that failed for a day.</small>
       </div>
+      <div className={`field check${errs.ordered ? ' field-invalid' : ''}`}>
+        <label>
+          <input type="checkbox" name="ordered" checked={v.ordered} onChange={(e) => onChange({ ...v, ordered: e.target.checked })} /> In order
+        </label>
+        <small className="hint">On: one delivery at a time, in the order of the events. Off: up to 16 at a time (sort by the events’ ids if the order matters).</small>
+      </div>
+      <Field label="Events per delivery" hint="1: each event on its own, as a JSON object. 2–500: a JSON array of up to that many events." errors={errs.batch_size}>
+        {(p) => <input {...p} name="batch_size" type="text" inputMode="numeric" value={v.batchSize} onChange={(e) => onChange({ ...v, batchSize: e.target.value })} />}
+      </Field>
     </>
   );
 }

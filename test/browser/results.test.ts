@@ -27,13 +27,15 @@ describe(`the campaign page's survey results and calls in progress in Chromium (
 
   before(async () => {
     await create(admin, 'accounts', { username: 'alice', password: 'alice-pw', balance: '100', call_rate: '0' });
-    // Every call answered by a person who presses one of the question's keys at random and stays
-    // 5–8 simulated minutes (5–8 s at 60 simulated seconds per real second): calls overlap, and
-    // one is in flight long enough to be seen by the page's 2 s reads on a loaded machine.
+    // Every call answered by a person who presses one of the question's keys at random. A call
+    // lasts as long as the survey takes (its prompts, the key, the thanks): 8–16 simulated
+    // seconds, 4–8 s at 2 simulated seconds per real second, so calls overlap and one is in
+    // flight long enough for the page's 2 s reads. (At 60 they lasted a fifth of a second: the
+    // page saw none when the reads fell between them, which a loaded machine made likely.)
     const gateway = await create(admin, 'gateway', {
       name: 'Simulated carrier',
       driver: 'simulator',
-      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [300, 480], dtmf: 'random', time_scale: 60 },
+      settings: { answer_rate: 1, machine_rate: 0, talk_seconds: [120, 180], dtmf: 'random', time_scale: 2 },
     });
     const book = await create(alice, 'phonebook', { name: 'Survey book' });
     for (const contact of NUMBERS) await create(alice, 'contact', { phonebook: book.url, contact });

@@ -91,11 +91,14 @@ async function settleCalls(ctx: EngineContext): Promise<void> {
       result: ok ? resultOf(mine) : null,
     };
   });
-  const failed = await settleAttempts(ctx.db, results, ctx.clock.now().toISOString());
-  for (const a of failed) {
-    if (a.method !== AlarmMethod.Call || !a.phonenumber_sms_failure) continue;
-    await smsFallback(ctx, a);
-  }
+  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, ctx.clock.now().toISOString()));
+}
+
+type FailedAlarm = Awaited<ReturnType<typeof settleAttempts>>[number];
+
+/** The alarms whose attempts all failed: a call alarm with a fallback number texts it. */
+async function smsFallbacks(ctx: EngineContext, failed: FailedAlarm[]): Promise<void> {
+  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a);
 }
 
 /** An SMS to the fallback number when every call attempt of an alarm failed. */
@@ -195,7 +198,6 @@ async function fireDue(ctx: EngineContext): Promise<number> {
     else sent = { ok: false, detail: 'no e-mail address' };
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }
-  const failed = await settleAttempts(ctx.db, results, now);
-  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a);
+  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, now));
   return fired.started;
 }

@@ -124,12 +124,7 @@ export class WebhookDispatcher {
 
   /** Runs a round soon: now, or when the one under way has ended and ROUND_SPACING_MS has passed since it began. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.spaced.wake();
+    if (!this.stopped) this.spaced.wake();
   }
 
   private startRound(): void {

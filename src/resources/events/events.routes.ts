@@ -79,8 +79,8 @@ class StreamHub {
   async add(wake: () => void, end: () => void): Promise<void> {
     this.wakers.set(wake, end);
     this.listening ??= this.database.listen('events', {
-      notify: () => this.wakeAll(),
-      up: () => this.wakeAll(),
+      notify: () => this.spaced.wake(),
+      up: () => this.spaced.wake(),
       down: () => undefined,
     });
     await this.listening;
@@ -88,10 +88,6 @@ class StreamHub {
 
   remove(wake: () => void): void {
     this.wakers.delete(wake);
-  }
-
-  private wakeAll(): void {
-    this.spaced.wake();
   }
 
   /**

@@ -75,19 +75,18 @@ export function campaignEventDataSql(resource: 'campaigns' | 'sms-campaigns', ki
 
 /**
  * sms.sent / sms.delivered / sms.failed events for the messages of `alias` (a CTE returning
- * id, user_id, sms_campaign_id, recipient_number, status, error), one statement with the change.
- * `sentToo`: `alias` also has a boolean `sent_too`, and a message with it gets an sms.sent
- * (status 'sent', no error) before the event of its status.
+ * id, user_id, sms_campaign_id, recipient_number, status, error, sent_too), one statement with
+ * the change. A message with `sent_too` gets an sms.sent (status 'sent', no error) before the
+ * event of its status.
  */
-export function smsMessageEventsSql(alias: string, { sentToo = false } = {}): SQL {
+export function smsMessageEventsSql(alias: string): SQL {
   const a = sql.identifier(alias);
-  const sent = sentToo ? sql`(0, 'sent'::text, ''::text, ${a}.sent_too),` : sql``;
   return insertEventsSql(sql`
     select 'sms.' || e.status, ${a}.user_id, ${a}.sms_campaign_id, json_build_object(
       'message', '/rest-api/sms-message/' || ${a}.id || '/',
       'campaign', case when ${a}.sms_campaign_id is null then null else '/rest-api/sms-campaigns/' || ${a}.sms_campaign_id || '/' end,
       'id', ${a}.id, 'recipient_number', ${a}.recipient_number, 'status', e.status, 'error', e.error)
-    from ${a} cross join lateral (values ${sent} (1, ${a}.status::text, ${a}.error::text, true)) as e(n, status, error, wanted)
+    from ${a} cross join lateral (values (0, 'sent'::text, ''::text, ${a}.sent_too), (1, ${a}.status::text, ${a}.error::text, true)) as e(n, status, error, wanted)
     where e.wanted and e.status in ('sent', 'delivered', 'failed')
     order by ${a}.id, e.n`);
 }

@@ -109,14 +109,14 @@ async function applyReports(db: Db, batch: QueuedReport[]): Promise<Set<string>>
   const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
   if (byId.length) {
     await db.execute(sql`with r as (${reports(byId)}), ${updateMessages(sql`m.id = r.mid`)}
-      ${smsMessageEventsSql('applied', { sentToo: true })}`);
+      ${smsMessageEventsSql('applied')}`);
   }
   if (!byGatewayId.length) return new Set();
   // The final select sees the table as it was before the update: a report that found no row there found none.
   const unmatched = await queryRows<{ g: number; gid: string }>(
     db,
     sql`with r as (${reports(byGatewayId)}), ${updateMessages(sql`m.gateway_message_id = r.gid`)},
-      written as (${smsMessageEventsSql('applied', { sentToo: true })})
+      written as (${smsMessageEventsSql('applied')})
       select r.g, r.gid from r where not exists (select 1 from sms_messages m where m.sms_gateway_id = r.g and m.gateway_message_id = r.gid)`,
   );
   return new Set(unmatched.map((u) => gatewayKey(Number(u.g), u.gid)));

@@ -88,7 +88,7 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
           from r join locked l on l.id = r.id where m.id = r.id
           returning m.id, m.user_id, m.sms_campaign_id, m.sms_subscriber_id, m.cost, m.send_date is not null as sent, r.retry, m.error,
             m.recipient_number, m.status, l.was
-        ), changed as (select * from m where was = 'unsent'
+        ), changed as (select *, false as sent_too from m where was = 'unsent'
         ), written as (${smsMessageEventsSql('changed')}
         ), bill as (
           update users u set balance = u.balance - t.total

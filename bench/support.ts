@@ -247,11 +247,14 @@ export function postgresCpuSeconds(): number {
  * named ones, this benchmark's own process, every PostgreSQL process), for a line of output.
  */
 export function cpuSplit(processes: Record<string, number>): () => string {
-  const read = () => ({
-    ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
-    'this bench': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-    PostgreSQL: postgresCpuSeconds(),
-  });
+  const read = () => {
+    const self = process.cpuUsage();
+    return {
+      ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
+      'this bench': (self.user + self.system) / 1e6,
+      PostgreSQL: postgresCpuSeconds(),
+    };
+  };
   const before = read();
   return () => {
     const after = read();

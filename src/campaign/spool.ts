@@ -169,12 +169,17 @@ export async function spoolPhonebooks(
 /**
  * The trickle rule (contract §5): contacts added to the phonebooks of START campaigns since
  * they were last spooled join them. Cheap when nothing is new: it reads contacts by id range
- * only. The engine calls it each cycle. Returns how many subscribers joined in all.
+ * only. The engine calls it each cycle. `phonebookId`: only the campaigns that dial that
+ * phonebook (a contact just added to it, POST /subscriber/); the engine's cycle does the rest.
+ * Returns how many subscribers joined in all.
  */
-export async function spoolNewContacts(db: Db, options: SpoolOptions = {}): Promise<number> {
+export async function spoolNewContacts(db: Db, options: SpoolOptions & { phonebookId?: number } = {}): Promise<number> {
+  const t = options.target ?? voiceSpool;
+  const dialling =
+    options.phonebookId === undefined ? sql`` : sql`and id in (select ${t.campaignColumn} from ${t.phonebooks} where phonebook_id = ${options.phonebookId})`;
   const running = await queryRows<{ id: number; last: number }>(
     db,
-    sql`select id, last_spooled_contact_id as last from ${(options.target ?? voiceSpool).campaigns} where status = ${CampaignStatus.Start}`,
+    sql`select id, last_spooled_contact_id as last from ${t.campaigns} where status = ${CampaignStatus.Start} ${dialling}`,
   );
   if (running.length === 0) return 0;
   const upTo = await maxContactId(db);

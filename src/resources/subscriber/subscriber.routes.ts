@@ -42,7 +42,7 @@ function routes(api: Api, { database, config, engine }: AppDeps) {
       full_name,
       additional_vars: { ...extras, ...(values.additional_vars ?? {}) },
     });
-    for (const target of [voiceSpool, smsSpool]) await spoolNewContacts(db, { target, timeZone: config.timeZone });
+    for (const target of [voiceSpool, smsSpool]) await spoolNewContacts(db, { target, timeZone: config.timeZone, phonebookId: phonebook.id });
     engine?.wake();
     return reply.code(200).header('location', recordUrl(request, 'contact', contact.id)).send({ status: 'Contact created' });
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { formatMessage, parseSmtpUrl, sendMail } from './smtp.ts';
-import { SmtpSink } from './smtp-sink.ts';
+import { SmtpSink } from './smtp-sink.fixtures.ts';
 
 const sink = new SmtpSink();
 const port = await sink.start();

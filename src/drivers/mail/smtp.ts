@@ -3,7 +3,7 @@
  * DATA, QUIT — enough to hand a message to a local relay (an MTA on the same host or network,
  * such as exim4 or Postfix, which then delivers it). No authentication and no TLS (STARTTLS):
  * a relay that demands either refuses the message, and the refusal is what the caller gets.
- * One connection per message. Its fake, a sink that keeps what it receives, is smtp-sink.ts.
+ * One connection per message. Its fake, a sink that keeps what it receives, is smtp-sink.fixtures.ts (tests only).
  */
 import net from 'node:net';
 import os from 'node:os';

@@ -11,7 +11,7 @@ import { makeDncList, makeGateway, makeSmsGateway, makeUser, type TestUser } fro
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
 import { ManualClock } from '../../clock.ts';
 import { alarmRequests, alarms, cdrs, smsMessages, users } from '../../db/schema.ts';
-import { SmtpSink } from '../../drivers/mail/smtp-sink.ts';
+import { SmtpSink } from '../../drivers/mail/smtp-sink.fixtures.ts';
 import { type CallScript, ScriptedDriver } from '../../drivers/voice/scripted.ts';
 import { Engine } from '../engine.ts';
 import { ScriptedSmsDriver } from '../sms/sms.fixtures.ts';

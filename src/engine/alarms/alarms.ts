@@ -124,23 +124,28 @@ interface Fired {
   started: number;
 }
 
+/** `load`, asked once per key (the promise is kept, so callers at once share one read). */
+function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
+  const known = new Map<K, Promise<V>>();
+  return (key) => {
+    let value = known.get(key);
+    if (!value) known.set(key, (value = load(key)));
+    return value;
+  };
+}
+
 async function fireDue(ctx: EngineContext): Promise<number> {
   const now = ctx.clock.now().toISOString();
   const fired = await ctx.db.transaction(async (tx): Promise<Fired> => {
     const due = (await claimDueAlarms(tx, now, maxPerPass)).filter((a) => inWindow(ctx, a));
     if (!due.length) return { messages: [], refused: [], started: 0 };
-    const settings = new Map<number, SettingRow | undefined>();
-    const campaigns = new Map<number, number | string>();
-    const setting = async (id: number | null) => {
-      if (id === null) return undefined;
-      if (!settings.has(id)) settings.set(id, await findSetting(tx, id));
-      return settings.get(id);
-    };
-    const countries = new Map<number, string | undefined>();
-    const keyOf = async (userId: number, number: string) => {
-      if (!countries.has(userId)) countries.set(userId, await countryOf(tx, 'users', userId, ctx.config.defaultCountry));
-      return phoneKey(number, countries.get(userId));
-    };
+    // Read once a pass each: a setting, its reminder campaign, an owner's country and block.
+    const settingOf = perKey((id: number) => findSetting(tx, id));
+    const setting = async (id: number | null) => (id === null ? undefined : settingOf(id));
+    const campaignOf = perKey((s: SettingRow) => reminderCampaign(tx, s)); // one row per setting: settingOf keeps it
+    const countryOfOwner = perKey((userId: number) => countryOf(tx, 'users', userId, ctx.config.defaultCountry));
+    const keyOf = async (userId: number, number: string) => phoneKey(number, await countryOfOwner(userId));
+    const blocked = perKey((userId: number) => ownerBlock(tx, userId, 'sms'));
     const callees: NewCallee[] = [];
     const attempts: NewAttempt[] = [];
     const problems = new Map<number, string>();
@@ -149,7 +154,7 @@ async function fireDue(ctx: EngineContext): Promise<number> {
     for (const a of due) {
       if (a.method !== AlarmMethod.Call) {
         // The owner's account and credit decide as for a campaign: a blocked owner's alarms wait.
-        if (!(await ownerBlock(tx, a.user_id, 'sms'))) messages.push(a);
+        if (!(await blocked(a.user_id))) messages.push(a);
         continue;
       }
       const s = await setting(a.setting_id);
@@ -157,8 +162,7 @@ async function fireDue(ctx: EngineContext): Promise<number> {
         problems.set(a.id, 'no calendar setting: give the calendar user one');
         continue;
       }
-      if (!campaigns.has(s.id)) campaigns.set(s.id, await reminderCampaign(tx, s));
-      const campaign = campaigns.get(s.id) as number | string;
+      const campaign = await campaignOf(s);
       if (typeof campaign === 'string') {
         problems.set(a.id, campaign);
         continue;

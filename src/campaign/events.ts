@@ -166,11 +166,6 @@ export function badEventPattern(patterns: readonly string[]): string | undefined
   return patterns.find((p) => p !== '*' && !eventTypes.includes(p) && !(p.endsWith('.*') && eventTypes.some((t) => t.startsWith(p.slice(0, -1)))));
 }
 
-/** Whether an event type matches a list of types or patterns (empty: all). */
-export function typeMatches(type: string, patterns: readonly string[]): boolean {
-  return patterns.length === 0 || patterns.some((p) => p === '*' || p === type || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))));
-}
-
 function typeCondition(patterns: readonly string[] | undefined): SQL {
   if (!patterns || patterns.length === 0 || patterns.includes('*')) return sql`true`;
   const exact = patterns.filter((p) => !p.endsWith('.*'));
@@ -181,21 +176,59 @@ function typeCondition(patterns: readonly string[] | undefined): SQL {
   return sql.join(parts, sql` or `);
 }
 
-/** The next events after `after`, in commit order, only those already safe to read. */
-export async function readEvents(db: Db, after: EventCursor, filter: EventFilter, limit: number): Promise<EventRow[]> {
-  const rows = await queryRows<EventRow>(
+/** Rows of the log a read of readEvents walks at a time (at least). */
+const LOG_WINDOW = 500;
+
+/** What one read of the log found: the events a reader wants, and how far it read. */
+export interface LogRead {
+  /** The events of the window that pass the filter, in order. */
+  events: EventRow[];
+  /** The last row read, wanted or not (`after` if none): where the reader goes on from. */
+  end: EventCursor;
+  /** Whether the window was full: more may follow at once. */
+  full: boolean;
+}
+
+/**
+ * The next `window` rows of the log after `after`, in commit order, only those already safe to
+ * read, with the payloads of those `filter` lets through. The filter is applied to the rows
+ * read, not used to find them: the read always walks (txid, id) in order and stops after
+ * `window` rows, so its cost is bounded whatever the filter. (Filtered in its WHERE clause, a
+ * reader of one owner's events got a plan that sorted everything after its cursor: on a table
+ * without statistics the planner took `user_id = …` for rare, and each read of a webhook keeping
+ * up with the engine cost PostgreSQL ~80 ms.)
+ */
+export async function readLog(db: Db, after: EventCursor, filter: EventFilter, window: number): Promise<LogRead> {
+  const wanted = sql`(${typeCondition(filter.types)})
+    ${filter.userId === undefined ? sql`` : sql`and user_id = ${filter.userId}`}
+    ${filter.campaignId === undefined ? sql`` : sql`and campaign_id = ${filter.campaignId}`}`;
+  const rows = await queryRows<Omit<EventRow, 'data'> & { data: string | null }>(
     db,
-    sql`select id, txid, type, user_id, campaign_id, data::text as data, created
+    sql`select id, txid, type, user_id, campaign_id, case when ${wanted} then data::text end as data, created
         from ${events}
         where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
           and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
-          and (${typeCondition(filter.types)})
-          ${filter.userId === undefined ? sql`` : sql`and user_id = ${filter.userId}`}
-          ${filter.campaignId === undefined ? sql`` : sql`and campaign_id = ${filter.campaignId}`}
         order by txid, id
-        limit ${limit}`,
+        limit ${window}`,
   );
-  return rows.map(eventRowOf);
+  const last = rows.at(-1);
+  return {
+    events: rows.filter((r): r is EventRow => r.data !== null).map(eventRowOf),
+    end: last ? { txid: Number(last.txid), id: Number(last.id) } : after,
+    full: rows.length === window,
+  };
+}
+
+/** Up to `limit` events after `after` that pass `filter`, in commit order (windows of the log read until found, or its end). */
+export async function readEvents(db: Db, after: EventCursor, filter: EventFilter, limit: number): Promise<EventRow[]> {
+  const found: EventRow[] = [];
+  let at = after;
+  for (;;) {
+    const read = await readLog(db, at, filter, Math.max(limit, LOG_WINDOW));
+    found.push(...read.events.slice(0, limit - found.length));
+    if (found.length === limit || !read.full) return found;
+    at = read.end;
+  }
 }
 
 /** An event row as a query returns it (bigints as text; `data` selected as text), typed. */

@@ -13,7 +13,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, eventId, eventJson, presentEvent, readEvents, START, typeMatches } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventId, eventJson, presentEvent, readEvents, readLog, START } from '../../campaign/events.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
@@ -59,11 +59,6 @@ function readQuery(request: FastifyRequest): { filter: EventFilter; after: Event
   const user = request.user;
   return { filter: { userId: user.is_admin ? undefined : user.id, types, campaignId }, after, limit };
 }
-
-const visible = (row: EventRow, filter: EventFilter) =>
-  (filter.userId === undefined || row.user_id === filter.userId) &&
-  (filter.campaignId === undefined || row.campaign_id === filter.campaignId) &&
-  typeMatches(row.type, filter.types ?? []);
 
 /** One LISTEN per process for every open stream: a notification wakes them all (at most every STREAM_WAKE_MS). */
 class StreamHub {
@@ -140,16 +135,15 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
       do {
         again = false;
         for (;;) {
-          const rows = await readEvents(database.db, cursor, {}, STREAM_BATCH);
-          if (rows.length === 0 || closed) break;
-          let text = '';
-          for (const row of rows) {
-            if (!visible(row, filter)) continue;
-            text += `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}\n\n`;
+          // A window of the log at a time, the payloads of only what this client may see and wants.
+          const read = await readLog(database.db, cursor, filter, STREAM_BATCH);
+          if (closed) break;
+          cursor = read.end;
+          if (read.events.length) {
+            const text = read.events.map((row) => `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}\n\n`).join('');
+            if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
           }
-          cursor = rows[rows.length - 1];
-          if (text && !out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
-          if (rows.length < STREAM_BATCH) break;
+          if (!read.full) break;
         }
       } while (again && !closed);
     } catch (err) {

@@ -4,14 +4,16 @@
  * A process leases the active webhooks no other process holds (lease_until, SKIP LOCKED) and,
  * webhooks side by side, sends each one's events in the log's order, one event a delivery (a
  * JSON object) or, for a webhook with a batch_size above 1, up to that many a delivery (a JSON
- * array; the events a delivery carries are taken, or failed, together):
+ * array; the events a delivery carries are taken, or failed and retried, together). A delivery is
+ * one request, and one row of the webhook's history (webhook_deliveries: its first event, and all
+ * of them when it carried several):
  * 1. first the deliveries waiting for a retry (or asked again by redeliver), oldest first; one
  *    that is not due yet holds everything behind it, so a receiver gets a webhook's events in order;
  * 2. then the events after the webhook's cursor that it may see (its owner's, or all for an
  *    admin's) and wants (its `events` patterns), read from the log (src/campaign/events.ts) a
  *    batch at a time.
- * A batch's outcome is written in one transaction: a delivered row per event taken (2xx within
- * DELIVERY_TIMEOUT_MS), the failed one as pending with its backoff (exponential, with jitter),
+ * A batch's outcome is written in one transaction: a delivered row per delivery taken (2xx within
+ * DELIVERY_TIMEOUT_MS), each failed one as pending with its backoff (exponential, with jitter),
  * and the cursor moved past them. At least once: a process killed before that write leaves the
  * cursor where it was, and the batch is sent again (receivers de-duplicate by Dialer-Event-Id).
  * A webhook failing for GIVE_UP_MS is deactivated, its waiting deliveries marked failed, and a
@@ -20,7 +22,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventId, eventJson, eventRowOf, pruneEvents, readEvents } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventId, eventJson, type EventCursor, eventRowOf, pruneEvents, readLog } from '../campaign/events.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
@@ -66,17 +68,23 @@ interface LeasedWebhook {
   failing_since: string | null;
 }
 
-/** A delivery waiting for a retry (or asked again). */
+/** One request's worth of events: one, or up to the webhook's batch_size. */
+interface Delivery {
+  events: EventRow[];
+  /** Set when it is a delivery that waited for a retry (or was asked again). */
+  waiting?: WaitingDelivery;
+}
+
+/** A delivery waiting for a retry (or asked again): sent again whole, as it was first. */
 interface WaitingDelivery {
   id: number;
   attempts: number;
   due: boolean;
-  event: EventRow;
+  events: EventRow[];
 }
 
-/** An event sent, and how it went. */
-interface Sent {
-  event: EventRow;
+/** A delivery sent, and how it went. */
+interface Sent extends Delivery {
   attempt: Attempt;
 }
 
@@ -181,124 +189,125 @@ export class WebhookDispatcher {
    * `ordered` webhook stops at a failure or at a delivery not due yet (what is behind it waits).
    */
   private async drain(hook: LeasedWebhook): Promise<void> {
-    const waiting = await this.waiting(hook.id);
+    const limit = Math.ceil(BATCH / Math.max(1, hook.batch_size));
+    const waiting = await this.waiting(hook.id, limit);
     if (hook.ordered) {
       // The waiting ones due before the first that is not: in order, up to the first failure.
       const notDue = waiting.findIndex((d) => !d.due);
       const due = notDue < 0 ? waiting : waiting.slice(0, notDue);
       if (due.length) {
-        const sent = await this.sendInOrder(hook, due.map((d) => d.event));
-        await this.record(hook, sent, new Map(due.map((d) => [d.event.id, d])));
+        const sent = await this.sendInOrder(hook, due.map((d) => ({ events: d.events, waiting: d })));
+        await this.record(hook, sent, undefined);
         if (sent.length < waiting.length || (sent.length && !sent[sent.length - 1].attempt.ok)) return;
       } else if (waiting.length) return;
-      if (waiting.length === BATCH) {
+      if (waiting.length === limit) {
         this.again = true; // more wait behind these: the next round sends them before any new event
         return;
       }
     } else {
       // Not ordered: the retries due go out like new events, side by side, recorded together.
-      const due = new Map(waiting.filter((d) => d.due).map((d) => [d.event.id, d]));
-      if (due.size) await this.record(hook, await this.sendAtOnce(hook, [...due.values()].map((d) => d.event)), due);
+      const due = waiting.filter((d) => d.due);
+      if (due.length) await this.record(hook, await this.sendAtOnce(hook, due.map((d) => ({ events: d.events, waiting: d }))), undefined);
     }
     if (this.stopped) return;
     const patterns = typeof hook.events === 'string' ? (JSON.parse(hook.events) as string[]) : hook.events;
     const filter = { userId: hook.is_admin ? undefined : hook.user_id, types: patterns };
     for (;;) {
       const after = { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) };
-      const batch = await readEvents(this.db, after, filter, BATCH);
-      if (batch.length === 0 || this.stopped) return;
-      const sent = hook.ordered ? await this.sendInOrder(hook, batch) : await this.sendAtOnce(hook, batch);
-      if (sent.length === 0) return;
-      await this.record(hook, sent);
-      if ((hook.ordered && !sent[sent.length - 1].attempt.ok) || batch.length < BATCH) return;
+      const read = await readLog(this.db, after, filter, BATCH);
+      if (this.stopped) return;
+      const deliveries = this.deliveries(hook, read.events);
+      const sent = hook.ordered ? await this.sendInOrder(hook, deliveries) : await this.sendAtOnce(hook, deliveries);
+      // The cursor passes the whole window when every delivery of it went (taken, or failed and
+      // now waiting), else only the events of those sent.
+      const end = sent.length === deliveries.length ? read.end : sent.at(-1)?.events.at(-1);
+      await this.record(hook, sent, end);
+      if ((hook.ordered && sent.at(-1)?.attempt.ok === false) || sent.length < deliveries.length || !read.full) return;
     }
   }
 
-  /** The deliveries `events` make for the webhook, in order: one event each, or up to batch_size. */
-  private deliveries(hook: LeasedWebhook, events: EventRow[]): EventRow[][] {
+  /** The deliveries new `events` make for the webhook, in order: one event each, or up to batch_size. */
+  private deliveries(hook: LeasedWebhook, events: EventRow[]): Delivery[] {
     const size = Math.max(1, hook.batch_size);
-    const out: EventRow[][] = [];
-    for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size));
+    const out: Delivery[] = [];
+    for (let i = 0; i < events.length; i += size) out.push({ events: events.slice(i, i + size) });
     return out;
   }
 
   /** One delivery at a time, in order, up to the first failure. */
-  private async sendInOrder(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
+  private async sendInOrder(hook: LeasedWebhook, deliveries: Delivery[]): Promise<Sent[]> {
     const sent: Sent[] = [];
-    for (const events of this.deliveries(hook, batch)) {
+    for (const delivery of deliveries) {
       if (this.stopped) break;
-      const attempt = await this.send(hook, events);
-      for (const event of events) sent.push({ event, attempt });
+      const attempt = await this.send(hook, delivery.events);
+      sent.push({ ...delivery, attempt });
       if (!attempt.ok) break;
     }
     return sent;
   }
 
-  /** Up to IN_FLIGHT deliveries at a time, started in order; each failure waits for its own retry. */
-  private async sendAtOnce(hook: LeasedWebhook, batch: EventRow[]): Promise<Sent[]> {
-    const sent: Sent[] = [];
-    const deliveries = this.deliveries(hook, batch);
+  /**
+   * Up to IN_FLIGHT deliveries at a time, started in order; each failure waits for its own retry.
+   * Stopped midway: only those before the first not sent count (the cursor may not pass an event not sent).
+   */
+  private async sendAtOnce(hook: LeasedWebhook, deliveries: Delivery[]): Promise<Sent[]> {
+    const sent: (Sent | undefined)[] = new Array(deliveries.length);
     let next = 0;
     const worker = async () => {
       while (next < deliveries.length && !this.stopped) {
-        const events = deliveries[next++];
-        const attempt = await this.send(hook, events);
-        for (const event of events) sent.push({ event, attempt });
+        const at = next++;
+        sent[at] = { ...deliveries[at], attempt: await this.send(hook, deliveries[at].events) };
       }
     };
     await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, deliveries.length) }, worker));
-    // Stopped midway: only a prefix of the batch counts (the cursor may not pass an event not sent).
-    const attempted = new Set(sent.map((s) => s.event.id));
-    const prefix = batch.findIndex((e) => !attempted.has(e.id));
-    const order = new Map(batch.map((e, i) => [e.id, i]));
-    return sent.filter((s) => prefix < 0 || (order.get(s.event.id) as number) < prefix).sort((a, b) => (order.get(a.event.id) as number) - (order.get(b.event.id) as number));
+    const notSent = sent.findIndex((s) => s === undefined);
+    return (notSent < 0 ? sent : sent.slice(0, notSent)) as Sent[];
   }
 
   /**
-   * A batch's outcome, in one transaction: the deliveries taken, each failed one (pending, with
-   * its backoff), and the cursor past them all (a failed one now waits as a delivery of its own).
-   * `retried`: the batch was of waiting deliveries (by event id), not new events: the cursor
-   * stays, and a failure counts on its delivery's attempts.
+   * The outcome of deliveries sent, in one transaction: a row for each delivery taken (or the
+   * waiting one's row updated), each failed one pending with its backoff, and the cursor moved
+   * to `end` (past new events read; a failed one now waits as a delivery of its own).
    */
-  private async record(hook: LeasedWebhook, sent: Sent[], retried?: Map<number, WaitingDelivery>): Promise<void> {
-    if (sent.length === 0) return;
-    const last = sent[sent.length - 1].event;
+  private async record(hook: LeasedWebhook, sent: Sent[], end: EventCursor | undefined): Promise<void> {
+    const moved = end !== undefined && (end.txid !== Number(hook.cursor_txid) || end.id !== Number(hook.cursor_id));
+    if (sent.length === 0 && !moved) return;
     const taken = sent.filter((s) => s.attempt.ok);
     const failures = sent.filter((s) => !s.attempt.ok);
     await this.db.transaction(async (tx) => {
       if (taken.length) {
-        const rows = taken.map(({ event, attempt }) => ({ e: event.id, s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
+        const rows = taken.map(({ events, attempt }) => ({ ...firstAndAll(events), s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
         await queryRows(
           tx,
-          sql`insert into webhook_deliveries (webhook_id, event_id, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
-              select ${hook.id}, r.e, ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
-              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(e bigint, s int, l int, x text)
+          sql`insert into webhook_deliveries (webhook_id, event_id, event_ids, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
+              select ${hook.id}, r.e, r.ids::bigint[], ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
+              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(e bigint, ids text, s int, l int, x text)
               on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = webhook_deliveries.attempts + 1,
-                response_status = excluded.response_status, latency_ms = excluded.latency_ms,
+                event_ids = excluded.event_ids, response_status = excluded.response_status, latency_ms = excluded.latency_ms,
                 response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`,
         );
       }
-      if (!retried) await queryRows(tx, sql`update webhooks set cursor_txid = ${last.txid}, cursor_id = ${last.id} where id = ${hook.id}`);
+      if (moved) await queryRows(tx, sql`update webhooks set cursor_txid = ${end.txid}, cursor_id = ${end.id} where id = ${hook.id}`);
       for (const failure of failures) {
-        const waiting = retried?.get(failure.event.id);
-        if (waiting) {
-          await this.failed(hook, waiting, failure.attempt, tx);
+        if (failure.waiting) {
+          await this.failed(hook, failure.waiting, failure.attempt, tx);
           continue;
         }
+        const { e, ids } = firstAndAll(failure.events);
         const [row] = await queryRows<{ id: number }>(
           tx,
-          sql`insert into webhook_deliveries (webhook_id, event_id) values (${hook.id}, ${failure.event.id})
-              on conflict (webhook_id, event_id) do update set status = ${DeliveryStatus.Pending}
+          sql`insert into webhook_deliveries (webhook_id, event_id, event_ids) values (${hook.id}, ${e}, ${ids}::bigint[])
+              on conflict (webhook_id, event_id) do update set status = ${DeliveryStatus.Pending}, event_ids = excluded.event_ids
               returning id`,
         );
-        await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, event: failure.event }, failure.attempt, tx);
+        await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, events: failure.events }, failure.attempt, tx);
       }
     });
-    if (!retried) {
-      hook.cursor_txid = String(last.txid);
-      hook.cursor_id = String(last.id);
+    if (moved) {
+      hook.cursor_txid = String(end.txid);
+      hook.cursor_id = String(end.id);
     }
-    if (failures.length === 0) await this.recovered(hook);
+    if (sent.length && failures.length === 0) await this.recovered(hook);
   }
 
   /** A webhook that was failing took a delivery: it is no longer failing. */
@@ -308,34 +317,39 @@ export class WebhookDispatcher {
     hook.failing_since = null;
   }
 
-  /** The webhook's deliveries waiting for a retry or asked again, oldest first. */
-  private async waiting(webhookId: number): Promise<WaitingDelivery[]> {
+  /** The webhook's deliveries waiting for a retry or asked again, oldest first (up to `limit`), each with its events in order. */
+  private async waiting(webhookId: number, limit: number): Promise<WaitingDelivery[]> {
     const rows = await queryRows<EventRow & { delivery_id: number; attempts: number; due: boolean }>(
       this.db,
       sql`select d.id as delivery_id, d.attempts, d.next_attempt <= now() as due,
                  e.id, e.txid, e.type, e.user_id, e.campaign_id, e.data::text as data, e.created
-          from webhook_deliveries d join events e on e.id = d.event_id
-          where d.webhook_id = ${webhookId} and d.status = ${DeliveryStatus.Pending}
-          order by d.id
-          limit ${BATCH}`,
+          from (select id, attempts, next_attempt, event_id, event_ids from webhook_deliveries
+                where webhook_id = ${webhookId} and status = ${DeliveryStatus.Pending}
+                order by id
+                limit ${limit}) d
+          cross join lateral unnest(coalesce(d.event_ids, array[d.event_id])) with ordinality as u(event_id, n)
+          join events e on e.id = u.event_id
+          order by d.id, u.n`,
     );
-    return rows.map((r) => ({
-      id: Number(r.delivery_id),
-      attempts: Number(r.attempts),
-      due: r.due === true || (r.due as unknown) === 't',
-      event: eventRowOf(r),
-    }));
+    const out: WaitingDelivery[] = [];
+    for (const r of rows) {
+      const id = Number(r.delivery_id);
+      if (out.at(-1)?.id !== id) out.push({ id, attempts: Number(r.attempts), due: r.due === true || (r.due as unknown) === 't', events: [] });
+      (out.at(-1) as WaitingDelivery).events.push(eventRowOf(r));
+    }
+    return out;
   }
 
   /**
    * Sends one delivery to the webhook: the event as an object with its id in Dialer-Event-Id, or
-   * (batch_size above 1) the events as an array with their number in Dialer-Event-Count. What
+   * (batch_size above 1, or a waiting delivery of several) the events as an array with their number in Dialer-Event-Count. What
    * the receiver answered (ok: a 2xx).
    */
   private async send(hook: LeasedWebhook, events: EventRow[]): Promise<Attempt> {
     const { publicUrl } = this.options;
-    const body = hook.batch_size > 1 ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl);
-    const which: Record<string, string> = hook.batch_size > 1 ? { [EVENT_COUNT_HEADER]: String(events.length) } : { [EVENT_ID_HEADER]: eventId(events[0]) };
+    const array = hook.batch_size > 1 || events.length > 1;
+    const body = array ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl);
+    const which: Record<string, string> = array ? { [EVENT_COUNT_HEADER]: String(events.length) } : { [EVENT_ID_HEADER]: eventId(events[0]) };
     const started = Date.now();
     let status: number | null = null;
     let excerpt: string | null = null;
@@ -392,4 +406,9 @@ export class WebhookDispatcher {
     };
     await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
+}
+
+/** A delivery's row keys: its first event, and all of them (a Postgres array literal) when there are several. */
+function firstAndAll(events: EventRow[]): { e: number; ids: string | null } {
+  return { e: events[0].id, ids: events.length > 1 ? `{${events.map((e) => e.id).join(',')}}` : null };
 }

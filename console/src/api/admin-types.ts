@@ -100,8 +100,11 @@ export interface Webhook {
 
 export interface Delivery {
   id: number;
+  /** Its first event (a delivery of a webhook with batch_size above 1 carries up to that many). */
   event_id: string;
   event_type: string;
+  event_count: number;
+  event_ids: string[];
   status: string;
   attempts: number;
   response_status: number | null;

@@ -58,8 +58,10 @@ export const webhookDeliveries = pgTable(
     webhook_id: integer('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    /** The event (no foreign key: pruneEvents deletes a period's deliveries with its events, migration 0021). */
+    /** The event, or a delivery's first (no foreign key: pruneEvents deletes a period's deliveries with its events, migration 0021). */
     event_id: bigint('event_id', { mode: 'number' }).notNull(),
+    /** All the events of a delivery that carried several (batch_size above 1), in order; null: event_id alone (migration 0032). */
+    event_ids: bigint('event_ids', { mode: 'number' }).array(),
     status: varchar('status', { length: 16 }).notNull().default(DeliveryStatus.Pending),
     attempts: integer('attempts').notNull().default(0),
     next_attempt: timestamptz('next_attempt').notNull().defaultNow(),

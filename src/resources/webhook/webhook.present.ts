@@ -29,6 +29,8 @@ export function presentDelivery(row: DeliveryRow): Static<typeof DeliveryRecord>
     id: row.id,
     event_id: eventId({ txid: row.event_txid, id: row.event_id }),
     event_type: row.event_type,
+    event_count: row.events.length,
+    event_ids: row.events.map(([txid, id]) => eventId({ txid, id })),
     status: row.status,
     attempts: row.attempts,
     response_status: row.response_status,

@@ -54,6 +54,8 @@ export interface DeliveryRow {
   event_txid: number;
   event_id: number;
   event_type: string;
+  /** Every event of the delivery, in order, as [txid, id] (one for a delivery of one event). */
+  events: [number, number][];
   status: string;
   attempts: number;
   response_status: number | null;
@@ -69,23 +71,29 @@ export function countDeliveries(db: Db, webhookId: number): Promise<number> {
   return db.$count(webhookDeliveries, eq(webhookDeliveries.webhook_id, webhookId));
 }
 
-/** A webhook's deliveries, newest first. */
+/** A webhook's deliveries, newest first: each with its first event's type and all its events. */
 export async function listDeliveries(db: Db, webhookId: number, limit: number, offset: number): Promise<DeliveryRow[]> {
   const rows = await queryRows<DeliveryRow>(
     db,
     sql`select d.id, e.txid as event_txid, e.id as event_id, e.type as event_type, d.status, d.attempts, d.response_status,
                d.latency_ms, d.response_excerpt, d.error,
                case when d.status = ${DeliveryStatus.Pending} then d.next_attempt end as next_attempt,
-               d.delivered_at, d.created
+               d.delivered_at, d.created,
+               coalesce((select json_agg(json_build_array(x.txid, x.id) order by u.n)
+                         from unnest(d.event_ids) with ordinality as u(event_id, n) join events x on x.id = u.event_id),
+                        json_build_array(json_build_array(e.txid, e.id))) as events
         from webhook_deliveries d join events e on e.id = d.event_id
         where d.webhook_id = ${webhookId}
         order by d.id desc
         limit ${limit} offset ${offset}`,
   );
-  return rows.map((r) => ({ ...r, id: Number(r.id), event_txid: Number(r.event_txid), event_id: Number(r.event_id) }));
+  return rows.map((r) => {
+    const events = (typeof r.events === 'string' ? JSON.parse(r.events) : r.events) as [number | string, number | string][];
+    return { ...r, id: Number(r.id), event_txid: Number(r.event_txid), event_id: Number(r.event_id), events: events.map(([t, i]) => [Number(t), Number(i)]) };
+  });
 }
 
-/** Sends a delivery again, now (whatever its state): answers whether it is the webhook's. */
+/** Sends a delivery again, now (whatever its state), whole: answers whether it is the webhook's. */
 export async function redeliver(db: Db, webhookId: number, deliveryId: number): Promise<boolean> {
   const rows = await db
     .update(webhookDeliveries)

@@ -59,10 +59,13 @@ export const WebhookRecord = Type.Object({
 /** The create's answer: the record and, this once, its secret. */
 export const CreatedWebhookRecord = Type.Intersect([WebhookRecord, Type.Object({ secret: Type.String() })]);
 
+/** One request to the webhook: its first event (id and type), and all it carried (batch_size above 1). */
 export const DeliveryRecord = Type.Object({
   id: Type.Integer(),
   event_id: Type.String(),
   event_type: Type.String(),
+  event_count: Type.Integer(),
+  event_ids: Type.Array(Type.String()),
   status: Type.String(),
   attempts: Type.Integer(),
   response_status: Type.Union([Type.Integer(), Type.Null()]),

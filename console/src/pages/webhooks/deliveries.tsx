@@ -1,5 +1,6 @@
 /**
- * A webhook's delivery history (newest first): status, attempts, the answer's status, latency
+ * A webhook's delivery history (newest first), a row a request (its first event's type and how
+ * many more it carried): status, attempts, the answer's status, latency
  * and excerpt, time; any delivery can be sent again. Deliveries write no event, so the list is
  * read again every few seconds while it is shown.
  */
@@ -28,7 +29,7 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
       <h2 id="deliveries-title">Deliveries</h2>
       <p className="muted">Newest first; read again every {REFRESH_MS / 1000} seconds.</p>
       <ErrorMessage error={redeliver.error} />
-      <PagedResults list={list} empty={<p className="muted">No delivery yet: one is made for each event this webhook listens to (start a campaign to see some).</p>}>
+      <PagedResults list={list} empty={<p className="muted">No delivery yet: one is made for each event this webhook listens to, or for each batch of them (start a campaign to see some).</p>}>
         {(rows) => (
           <ResultsTable
             testId="deliveries"
@@ -49,6 +50,7 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
               <tr key={d.id}>
                 <td>
                   {d.event_type}
+                  {d.event_count > 1 && ` and ${formatInteger(d.event_count - 1)} more`}
                   <div className="muted mono">{d.event_id}</div>
                 </td>
                 <td>

@@ -210,8 +210,48 @@ describe(`one identity per phone number (${dbLabel})`, () => {
     assert.equal(await key(), '2035550161');
     await call(plain.app, admin.auth, 'PATCH', `/rest-api/accounts/${erin.id}/`, { default_country: 'US' });
     const changed = await rekeyNumbers(db, undefined);
-    assert.ok(changed.contacts >= 1, JSON.stringify(changed));
+    assert.ok(changed.keys.contacts >= 1, JSON.stringify(changed));
     assert.equal(await key(), '12035550161');
-    assert.deepEqual(await rekeyNumbers(db, undefined), { contacts: 0, dnc_contacts: 0, subscribers: 0, sms_subscribers: 0, callrequests: 0 });
+    assert.deepEqual(await rekeyNumbers(db, undefined), {
+      keys: { contacts: 0, dnc_contacts: 0, subscribers: 0, sms_subscribers: 0, callrequests: 0 },
+      zones: { subscribers: 0, sms_subscribers: 0 },
+    });
+  });
+
+  test('phone rekey re-zones the subscribers not yet final whose key changed: a US number read as Egypt before leaves Africa/Cairo', async () => {
+    const frank = await makeUser(db);
+    const s = await running();
+    await db.execute(sql`update campaigns set user_id = ${frank.id} where id = ${s.campaignId}`);
+    // Before keys (no country): national numbers are read as international, +20 is Egypt.
+    const add = (body: Record<string, unknown>) => post(plain, frank, 'subscriber-list', { campaign: s.campaignId, ...body });
+    const pending = await add({ duplicate_contact: '(203) 555-0181' });
+    const failed = await add({ duplicate_contact: '(203) 555-0182' });
+    const given = await add({ duplicate_contact: '(203) 555-0183', tz_code: 'Europe/Paris' });
+    assert.deepEqual([pending.tz_code, failed.tz_code, given.tz_code], ['Africa/Cairo', 'Africa/Cairo', 'Europe/Paris']);
+    const done = await call(plain.app, frank.auth, 'PATCH', `/rest-api/subscriber-list/${failed.id}/`, { status: SubscriberStatus.Fail });
+    assert.equal(done.statusCode, 202, done.body);
+
+    await call(plain.app, admin.auth, 'PATCH', `/rest-api/accounts/${frank.id}/`, { default_country: 'US' });
+    const changed = await rekeyNumbers(db, undefined);
+    assert.ok(changed.keys.subscribers >= 3 && changed.zones.subscribers >= 1, JSON.stringify(changed));
+    const zones = async () => {
+      const rows = await queryRows<{ n: string; k: string; tz: string; off: string }>(
+        db,
+        sql`select duplicate_contact as n, phone_key as k, tz_code as tz, gmt_offset::text as off from subscribers
+            where campaign_id = ${s.campaignId} and duplicate_contact like '203%' order by 1`,
+      );
+      return rows.map((r) => [r.n, r.k, r.tz, r.off]);
+    };
+    const after = await zones();
+    // The pending one is zoned in Connecticut now, with that zone's offset; the failed one keeps
+    // the record of its call, and a zone given through the API stays.
+    assert.deepEqual(after.map(([n, k, tz]) => [n, k, tz]), [
+      ['2035550181', '12035550181', 'America/New_York'],
+      ['2035550182', '12035550182', 'Africa/Cairo'],
+      ['2035550183', '12035550183', 'Europe/Paris'],
+    ]);
+    assert.ok(['-5.00', '-4.00'].includes(after[0][3]), JSON.stringify(after[0]));
+    // Nothing changes a second time.
+    assert.deepEqual((await rekeyNumbers(db, undefined)).zones, { subscribers: 0, sms_subscribers: 0 });
   });
 });

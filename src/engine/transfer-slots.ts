@@ -1,7 +1,7 @@
 /**
  * `max_xfer` (issue 16, item 10): at most that many transfers (call-transfer sections, type 6) of
  * a campaign at once; 0 = no limit. Counted in this engine process — several engines sharing a
- * PostgreSQL each allow max_xfer (README "Dial methods and transfer caps").
+ * PostgreSQL each allow max_xfer (README "Retries, callbacks, recycling and line caps", `max_xfer`).
  */
 const active = new Map<number, number>();
 

@@ -45,7 +45,7 @@ describe(`campaigns (${dbLabel})`, () => {
       intervalretry: '600',
       calltimeout: '30',
       max_aleg: '5',
-      dial_method: '2',
+      dial_method: '3',
       agent_dial_rate: '1.5',
       sms_gateway: '',
       extra_data: 'x',

@@ -78,6 +78,37 @@ describe(`campaign dialing policy fields (${dbLabel})`, () => {
     assert.equal((await create({ dial_method: '3' })).statusCode, 201);
   });
 
+  test('agent_dial_rate other than its default 1.00 with dial_method 1 or 2 answers 400 under agent_dial_rate and changes nothing', async () => {
+    for (const body of [{ agent_dial_rate: '2' }, { dial_method: 1, agent_dial_rate: '1.5' }, { dial_method: '2', agent_dial_rate: '0' }]) {
+      const res = await create(body);
+      assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
+      assert.deepEqual(Object.keys(res.data), ['agent_dial_rate'], res.body);
+      assert.ok(Array.isArray(res.data.agent_dial_rate), res.body);
+    }
+    // The default, as a Newfies client sends it, is fine with every method.
+    for (const [dial_method, agent_dial_rate] of [[1, '1'], ['2', '1.0'], [2, '1.00']]) {
+      const res = await create({ dial_method, agent_dial_rate });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.data.agent_dial_rate, '1.00');
+    }
+    // A PATCH is checked on the merged record: a rate on a progressive campaign, or leaving power with one.
+    const progressive = (await create({ dial_method: 2 })).data.id;
+    const before = await row(progressive);
+    const rate = await patch(progressive, { agent_dial_rate: '2.5' });
+    assert.equal(rate.statusCode, 400, rate.body);
+    assert.deepEqual(Object.keys(rate.data), ['agent_dial_rate']);
+    assert.deepEqual(await row(progressive), before);
+    const power = (await create({ dial_method: 3, max_aleg: 4, agent_dial_rate: '2' })).data.id;
+    const powerBefore = await row(power);
+    const leave = await patch(power, { dial_method: 1 });
+    assert.equal(leave.statusCode, 400, leave.body);
+    assert.deepEqual(Object.keys(leave.data), ['agent_dial_rate']);
+    assert.deepEqual(await row(power), powerBefore);
+    // Leaving power with the rate back at its default is fine.
+    assert.equal((await patch(power, { dial_method: 2, agent_dial_rate: '1' })).statusCode, 202);
+    assert.deepEqual([(await read(power)).dial_method, (await read(power)).agent_dial_rate], [2, '1.00']);
+  });
+
   test('a power campaign stored without lines before the rule can still be renamed; changing its lines is checked', async () => {
     const [legacy] = await db
       .insert(campaigns)

@@ -40,14 +40,24 @@ async function activityOf(db: Db, campaignIds: number[]): Promise<Map<number, Re
 /**
  * contract §4 dial_method, issue 16 item 10: power dialing (3) places agent_dial_rate calls per
  * line of max_aleg (engine/dialer.ts lineCap), so it needs both; without them it would be stored
- * with no effect. On create, a field not given has its column's default; an update is checked
- * when it sets one of the three (a row stored before this rule can still be paused or renamed).
+ * with no effect. agent_dial_rate is read by power dialing only, so with another method it must
+ * stay at its column's default (1.00, what Newfies clients send): any other rate would be stored
+ * without effect. On create, a field not given has its column's default; an update is checked on
+ * the merged record when it sets a field of the rule (a row stored before these rules can still be
+ * paused or renamed).
  */
 function checkDialMethod(record: Readonly<Record<string, unknown>>, changed?: readonly string[]): FieldErrors {
-  if (changed && !changed.some((c) => c === 'dial_method' || c === 'max_aleg' || c === 'agent_dial_rate')) return {};
+  const sets = (...names: string[]) => !changed || changed.some((c) => names.includes(c));
   const value = (name: 'dial_method' | 'max_aleg' | 'agent_dial_rate') => Number(record[name] ?? campaigns[name].default);
-  if (value('dial_method') !== DialMethod.Power) return {};
   const errors: FieldErrors = {};
+  if (value('dial_method') !== DialMethod.Power) {
+    const rate = Number(campaigns.agent_dial_rate.default);
+    if (sets('dial_method', 'agent_dial_rate') && value('agent_dial_rate') !== rate) {
+      errors.agent_dial_rate = [`agent_dial_rate is read by power dialing (dial_method 3) only: with dial_method ${value('dial_method')} it must be ${rate.toFixed(2)}.`];
+    }
+    return errors;
+  }
+  if (!sets('dial_method', 'max_aleg', 'agent_dial_rate')) return errors;
   if (!(value('max_aleg') > 0)) errors.max_aleg = ['Power dialing (dial_method 3) places agent_dial_rate calls per line: set max_aleg above 0.'];
   if (!(value('agent_dial_rate') > 0)) errors.agent_dial_rate = ['Power dialing (dial_method 3) needs an agent_dial_rate above 0.'];
   return errors;

@@ -9,13 +9,17 @@ export function registerPhoneCommands(program: Command): void {
   phone
     .command('rekey')
     .description(
-      'recompute the key of every number written without + (after the upgrade to keys, or a change of DEFAULT_COUNTRY or of an account\'s default_country)',
+      'recompute the key of every number written without + (after the upgrade to keys, or a change of DEFAULT_COUNTRY or of an account\'s default_country), and the time zone of subscribers not yet final whose key changed',
     )
     .action(async () => {
-      const { defaultCountry } = loadConfig();
-      const counts = await withDatabase(({ db }) => rekeyNumbers(db, defaultCountry)).catch((err: unknown) => {
+      const { defaultCountry, timeZone } = loadConfig();
+      const counts = await withDatabase(({ db }) => rekeyNumbers(db, defaultCountry, timeZone)).catch((err: unknown) => {
         throw new CliError(`rekey failed: ${(err as Error).message}`);
       });
-      print(Object.entries(counts).map(([table, n]) => `${table}: ${n} keys changed`).join('\n'));
+      const lines = [
+        ...Object.entries(counts.keys).map(([table, n]) => `${table}: ${n} keys changed`),
+        ...Object.entries(counts.zones).map(([table, n]) => `${table}: ${n} time zones changed`),
+      ];
+      print(lines.join('\n'));
     });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { campaigns, contacts, phonebooks, subscribers } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
@@ -12,14 +12,14 @@ export async function findVisibleCampaign(db: Db, user: AuthUser, id: number): P
   return row?.id;
 }
 
-/** The number of a contact `user` may see (contract §3: contact → phonebook). */
-export async function findVisibleContactNumber(db: Db, user: AuthUser, id: number): Promise<string | undefined> {
+/** The number and its key (README "One identity per phone number") of a contact `user` may see (contract §3: contact → phonebook). */
+export async function findVisibleContactNumber(db: Db, user: AuthUser, id: number): Promise<{ contact: string; key: string } | undefined> {
   const [row] = await db
-    .select({ contact: contacts.contact })
+    .select({ contact: contacts.contact, key: contacts.phone_key })
     .from(contacts)
     .innerJoin(phonebooks, eq(phonebooks.id, contacts.phonebook_id))
     .where(and(eq(contacts.id, id), ownedBy(user, phonebooks.user_id)));
-  return row?.contact;
+  return row;
 }
 
 /** The campaign's subscribers after `afterId`, in id order: the keyset batches of the streamed list. */
@@ -32,12 +32,19 @@ export function listCampaignSubscribers(db: Db, campaignId: number, afterId: num
     .limit(limit);
 }
 
-/** The campaign's subscriber for a number (one per number: the (campaign_id, duplicate_contact) index). */
-export async function findSubscriberByNumber(db: Db, campaignId: number, number: string): Promise<SubscriberRow | undefined> {
+/**
+ * The campaign's subscriber for a number, matched by its key (one subscriber per number, in any
+ * form: `(203) 555-0101` finds the one made from `+12035550101`), read through
+ * subscribers_campaign_key_idx. Rekeying can leave two with one key: the one written as the
+ * number is, else the first.
+ */
+export async function findSubscriberByNumber(db: Db, campaignId: number, number: { contact: string; key: string }): Promise<SubscriberRow | undefined> {
   const [row] = await db
     .select()
     .from(subscribers)
-    .where(and(eq(subscribers.campaign_id, campaignId), eq(subscribers.duplicate_contact, number)));
+    .where(and(eq(subscribers.campaign_id, campaignId), eq(subscribers.phone_key, number.key)))
+    .orderBy(desc(sql`${subscribers.duplicate_contact} = ${number.contact}`), asc(subscribers.id))
+    .limit(1);
   return row;
 }
 

@@ -1,9 +1,9 @@
 /**
  * /rest-api/subcampaign/<campaign_id>/[<contact_id>/] — Newfies' subscribers per campaign
  * (issue 17, item 4). GET lists the campaign's subscribers as a bare array (streamed in keyset
- * batches, constant memory), or the subscriber of one contact (matched by its number: one
- * subscriber per number, contract §5); PATCH/PUT on the contact's path sets that subscriber's
- * `status` and answers 202 with it (contract §2, as a subscriber-list update).
+ * batches, constant memory), or the subscriber of one contact (matched by its number's key, so
+ * in any form: one subscriber per number, contract §5); PATCH/PUT on the contact's path sets
+ * that subscriber's `status` and answers 202 with it (contract §2, as a subscriber-list update).
  * A campaign or contact the caller may not see answers 404 (contract §3) with Newfies' message
  * under `error` beside `detail`; /subcampaign/ without a campaign is such a 404 too.
  */

@@ -90,6 +90,25 @@ describe(`subcampaign (${dbLabel})`, () => {
     assert.equal(patch.statusCode, 404, patch.body);
   });
 
+  test("a contact finds the subscriber of its number in any form: (203) 555-0151 read in the US is the one made from +12035550151", async () => {
+    const carol = await makeUser(db);
+    const country = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${carol.id}/`, { default_country: 'US' });
+    assert.equal(country.statusCode, 202, country.body);
+    const c = await startedCampaign(carol, ['+12035550151']);
+    const book = await call(t.app, carol.auth, 'POST', '/rest-api/phonebook/', { name: unique('book') });
+    assert.equal(book.statusCode, 201, book.body);
+    const made = await call(t.app, carol.auth, 'POST', '/rest-api/contact/', { phonebook: book.data.id, contact: '(203) 555-0151' });
+    assert.equal(made.statusCode, 201, made.body);
+    const joined = await call(t.app, carol.auth, 'PATCH', `/rest-api/campaigns/${c.id}/`, { phonebook: [c.book, book.data.id] });
+    assert.equal(joined.statusCode, 202, joined.body);
+    const one = await call(t.app, carol.auth, 'GET', `/rest-api/subcampaign/${c.id}/${made.data.id}/`);
+    assert.equal(one.statusCode, 200, one.body);
+    assert.deepEqual(one.data.map((s: { contact: string; contact_id: number }) => [s.contact, s.contact_id]), [['+12035550151', c.contactIds['+12035550151']]]);
+    const patch = await call(t.app, carol.auth, 'PATCH', `/rest-api/subcampaign/${c.id}/${made.data.id}/`, { status: 2 });
+    assert.equal(patch.statusCode, 202, patch.body);
+    assert.deepEqual(patch.data, [{ ...one.data[0], status: 2 }]);
+  });
+
   test("another user's campaign or contact answers 404 with Newfies' message, and nothing changes", async () => {
     const theirs = await startedCampaign(bob, ['+12035550131']);
     const mine = await startedCampaign(alice, ['+12035550131']);

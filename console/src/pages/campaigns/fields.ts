@@ -69,7 +69,7 @@ export const GROUPS: { title: string; fields: VoiceField[] }[] = [
         },
       },
       { name: 'max_aleg', label: 'Calls at once', hint: '0: no limit but the gateway’s.', kind: { type: 'number', min: 0 } },
-      { name: 'agent_dial_rate', label: 'Agent dial rate', hint: 'Calls per line of “calls at once” (power dialing only).', kind: { type: 'number', min: 0, step: '0.01' } },
+      { name: 'agent_dial_rate', label: 'Agent dial rate', hint: 'Calls per line of “calls at once”: power dialing only; keep 1 with other methods.', kind: { type: 'number', min: 0, step: '0.01' } },
       { name: 'max_xfer', label: 'Transfers at once', kind: { type: 'number', min: 0 } },
       { name: 'calltimeout', label: 'Ring for (seconds)', kind: { type: 'number', min: 1 } },
       { name: 'callmaxduration', label: 'Longest call (seconds)', kind: { type: 'number', min: 1 } },

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeGateway, makeSmsGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makePhonebook, makeSmsGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { alarms, calendarEvents } from '../../db/schema.ts';
+import { alarms, calendarEvents, calendarSettings } from '../../db/schema.ts';
 
 const t = await testApp();
 const { db } = t.database;
@@ -97,6 +97,43 @@ describe(`appointment resources (${dbLabel})`, () => {
     assert.deepEqual(Object.keys(rule.data).sort(), ['frequency', 'params']);
     const setting = await call(t.app, alice.auth, 'POST', '/rest-api/calendar-setting/', { callerid: '1', amd_behavior: 9 });
     assert.deepEqual(Object.keys(setting.data).sort(), ['amd_behavior', 'label']);
+  });
+
+  test("a calendar setting takes a sealed survey's link, as Newfies' curl posts it, as the template it was sealed from while that plays the same", async () => {
+    /** A campaign of `who` on a new survey template; started (status 1), it seals the survey. */
+    const campaignOn = async (who: Who & { id: number }, status: number) => {
+      const survey = await makeSurvey(db, who.id);
+      const phonebook = [await makePhonebook(db, who.id, ['+12035550101'])];
+      const res = await call(t.app, who.auth, 'POST', '/rest-api/campaigns/', { name: unique('c'), aleg_gateway: (await makeGateway(db)).id, object_id: survey, phonebook, status });
+      assert.equal(res.statusCode, 201, res.body);
+      return { survey, campaign: res.data.id as number };
+    };
+    const { survey, campaign } = await campaignOn(alice, 1);
+    const sealed = `http://localhost/rest-api/sealed-survey/${campaign}/`;
+    const setting = await post(alice, 'calendar-setting', { label: 'sealed', survey: sealed });
+    assert.equal(setting.survey, `http://localhost:80/rest-api/survey-template/${survey}/`);
+    const patched = await call(t.app, alice.auth, 'PATCH', `/rest-api/calendar-setting/${setting.id}/`, { survey: `/rest-api/sealed-survey/${campaign}/` });
+    assert.equal(patched.statusCode, 202, patched.body);
+
+    const before = await db.$count(calendarSettings);
+    const refused = async (link: string, message: string) => {
+      const res = await call(t.app, alice.auth, 'POST', '/rest-api/calendar-setting/', { label: 'x', survey: link });
+      assert.equal(res.statusCode, 400, `${link}: ${res.body}`);
+      assert.deepEqual(res.data, { survey: [message] }, link);
+    };
+    const bobs = await campaignOn(bob, 1);
+    await refused(`/rest-api/sealed-survey/${bobs.campaign}/`, 'Invalid hyperlink - Object does not exist.');
+    const notStarted = await campaignOn(alice, 0);
+    await refused(`/rest-api/sealed-survey/${notStarted.campaign}/`, 'Invalid hyperlink - Object does not exist.');
+    const [section] = (await call(t.app, alice.auth, 'GET', `/rest-api/section-template/?survey_id=${survey}`)).data.results;
+    const edit = await call(t.app, alice.auth, 'PATCH', `/rest-api/section-template/${section.id}/`, { question: 'Changed since' });
+    assert.equal(edit.statusCode, 202, edit.body);
+    await refused(sealed, 'The survey template this sealed survey was copied from was changed since; link the survey template.');
+    const other = await campaignOn(alice, 1);
+    const gone = await call(t.app, alice.auth, 'DELETE', `/rest-api/survey-template/${other.survey}/`);
+    assert.equal(gone.statusCode, 204, gone.body);
+    await refused(`/rest-api/sealed-survey/${other.campaign}/`, 'The survey template this sealed survey was copied from was deleted; link a survey template.');
+    assert.equal(await db.$count(calendarSettings), before);
   });
 
   test('an event recurs by a rule of the caller; PATCH answers 202 and changes the record', async () => {

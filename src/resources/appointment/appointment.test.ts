@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeGateway, makeSmsGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
+import { makeGateway, makePhonebook, makeSmsGateway, makeSurvey, makeUser, unique } from '../../../test/factories.ts';
 import { call, dbLabel, idOf, testApp } from '../../../test/helpers.ts';
-import { alarms, calendarEvents } from '../../db/schema.ts';
+import { alarmRequests, alarms, calendarEvents, calendarRules, calendarSettings } from '../../db/schema.ts';
 
 const t = await testApp();
 const { db } = t.database;
@@ -93,10 +93,51 @@ describe(`appointment resources (${dbLabel})`, () => {
     assert.deepEqual(Object.keys(bad.data).sort(), ['alarm_email', 'daily_start', 'method']);
     assert.equal(await db.$count(alarms), before);
 
+    const rules = await db.$count(calendarRules);
     const rule = await call(t.app, alice.auth, 'POST', '/rest-api/rule/', { name: 'weekly', frequency: 'FORTNIGHTLY', params: 'count=3' });
     assert.deepEqual(Object.keys(rule.data).sort(), ['frequency', 'params']);
+    assert.equal(await db.$count(calendarRules), rules);
+    const settings = await db.$count(calendarSettings);
     const setting = await call(t.app, alice.auth, 'POST', '/rest-api/calendar-setting/', { callerid: '1', amd_behavior: 9 });
     assert.deepEqual(Object.keys(setting.data).sort(), ['amd_behavior', 'label']);
+    assert.equal(await db.$count(calendarSettings), settings);
+  });
+
+  test("a calendar setting takes a sealed survey's link, as Newfies' curl posts it, as the template it was sealed from while that plays the same", async () => {
+    /** A campaign of `who` on a new survey template; started (status 1), it seals the survey. */
+    const campaignOn = async (who: Who & { id: number }, status: number) => {
+      const survey = await makeSurvey(db, who.id);
+      const phonebook = [await makePhonebook(db, who.id, ['+12035550101'])];
+      const res = await call(t.app, who.auth, 'POST', '/rest-api/campaigns/', { name: unique('c'), aleg_gateway: (await makeGateway(db)).id, object_id: survey, phonebook, status });
+      assert.equal(res.statusCode, 201, res.body);
+      return { survey, campaign: res.data.id as number };
+    };
+    const { survey, campaign } = await campaignOn(alice, 1);
+    const sealed = `http://localhost/rest-api/sealed-survey/${campaign}/`;
+    const setting = await post(alice, 'calendar-setting', { label: 'sealed', survey: sealed });
+    assert.equal(setting.survey, `http://localhost:80/rest-api/survey-template/${survey}/`);
+    const patched = await call(t.app, alice.auth, 'PATCH', `/rest-api/calendar-setting/${setting.id}/`, { survey: `/rest-api/sealed-survey/${campaign}/` });
+    assert.equal(patched.statusCode, 202, patched.body);
+
+    const before = await db.$count(calendarSettings);
+    const refused = async (link: string, message: string) => {
+      const res = await call(t.app, alice.auth, 'POST', '/rest-api/calendar-setting/', { label: 'x', survey: link });
+      assert.equal(res.statusCode, 400, `${link}: ${res.body}`);
+      assert.deepEqual(res.data, { survey: [message] }, link);
+    };
+    const bobs = await campaignOn(bob, 1);
+    await refused(`/rest-api/sealed-survey/${bobs.campaign}/`, 'Invalid hyperlink - Object does not exist.');
+    const notStarted = await campaignOn(alice, 0);
+    await refused(`/rest-api/sealed-survey/${notStarted.campaign}/`, 'Invalid hyperlink - Object does not exist.');
+    const [section] = (await call(t.app, alice.auth, 'GET', `/rest-api/section-template/?survey_id=${survey}`)).data.results;
+    const edit = await call(t.app, alice.auth, 'PATCH', `/rest-api/section-template/${section.id}/`, { question: 'Changed since' });
+    assert.equal(edit.statusCode, 202, edit.body);
+    await refused(sealed, 'The survey template this sealed survey was copied from was changed since; link the survey template.');
+    const other = await campaignOn(alice, 1);
+    const gone = await call(t.app, alice.auth, 'DELETE', `/rest-api/survey-template/${other.survey}/`);
+    assert.equal(gone.statusCode, 204, gone.body);
+    await refused(`/rest-api/sealed-survey/${other.campaign}/`, 'The survey template this sealed survey was copied from was deleted; link a survey template.');
+    assert.equal(await db.$count(calendarSettings), before);
   });
 
   test('an event recurs by a rule of the caller; PATCH answers 202 and changes the record', async () => {
@@ -134,27 +175,41 @@ describe(`appointment resources (${dbLabel})`, () => {
     assert.equal(twice.statusCode, 400, twice.body);
   });
 
-  test("another user's calendar setting, calendar user, calendar, event and alarm are 404, and cannot be linked to", async () => {
+  test("another user's calendar setting, calendar user, calendar, rule, event, alarm and alarm-request are 404, and cannot be linked to", async () => {
     const theirs = await appointment(bob);
+    const rule = await post(bob, 'rule', { name: 'weekly', frequency: 'WEEKLY' });
+    // The engine writes alarm-requests (the route is read-only): one of Bob's, as a failed attempt.
+    const [request] = await db
+      .insert(alarmRequests)
+      .values({ user_id: bob.id, alarm_id: theirs.alarm.id, date: new Date().toISOString(), status: 3, detail: 'no answer' })
+      .returning();
+    assert.equal((await call(t.app, bob.auth, 'GET', `/rest-api/alarm-request/${request.id}/`)).statusCode, 200);
     const cases: [string, { id: number }][] = [
       ['calendar-setting', theirs.setting],
       ['calendar-user', theirs.person],
       ['calendar-user-profile', theirs.person],
       ['calendar', theirs.calendar],
+      ['rule', rule],
       ['event', theirs.event],
       ['alarm', theirs.alarm],
+      ['alarm-request', request],
     ];
     for (const [resource, row] of cases) {
       const list = await call(t.app, alice.auth, 'GET', `/rest-api/${resource}/?page_size=1000`);
       assert.ok(!list.data.results.some((r: { id: number }) => r.id === row.id), `${resource} listed`);
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
         if (resource === 'calendar-user-profile' && method === 'DELETE') continue;
+        if (resource === 'alarm-request' && method !== 'GET') continue; // read-only: 405 whoever asks
         const res = await call(t.app, alice.auth, method, `/rest-api/${resource}/${row.id}/`, method === 'PATCH' ? { name: 'x' } : undefined);
         assert.equal(res.statusCode, 404, `${method} ${resource}: ${res.body}`);
       }
     }
+    const filtered = await call(t.app, alice.auth, 'GET', `/rest-api/alarm-request/?alarm=${theirs.alarm.id}`);
+    assert.equal(filtered.data.count, 0, filtered.body);
     const linked = await call(t.app, alice.auth, 'POST', '/rest-api/event/', { title: 'x', start: '2026-12-10 10:00', end: '2026-12-10 11:00', calendar: theirs.calendar.id });
     assert.deepEqual(linked.data, { calendar: ['Invalid hyperlink - Object does not exist.'] });
+    const ruled = await call(t.app, alice.auth, 'PATCH', `/rest-api/event/${(await appointment(alice)).event.id}/`, { rule: rule.url });
+    assert.deepEqual(ruled.data, { rule: ['Invalid hyperlink - Object does not exist.'] });
     const alarm = await call(t.app, alice.auth, 'POST', '/rest-api/alarm/', { event: theirs.event.url, alarm_phonenumber: '+15550101' });
     assert.deepEqual(alarm.data, { event: ['Invalid hyperlink - Object does not exist.'] });
     const template = await post(bob, 'sms-template', { label: 'b', template_key: unique('k'), sms_text: 'x' });

@@ -6,16 +6,20 @@ export async function lockPhonebook(db: Db, phonebookId: number): Promise<void> 
   await db.execute(sql`select id from phonebooks where id = ${phonebookId} for no key update`);
 }
 
-/** The first of `numbers` (in their order) already in the phonebook, through the (phonebook_id, contact) index. */
-export async function firstNumberInPhonebook(db: Db, phonebookId: number, numbers: string[]): Promise<string | undefined> {
-  const [row] = await queryRows<{ contact: string }>(
+/**
+ * The position in `keys` of the first key already in the phonebook (contract §1: a number is
+ * there when a contact of it has the same key, however either was written), or undefined;
+ * each key is one probe of the (phonebook_id, phone_key) index, contacts_phonebook_key_idx.
+ */
+export async function firstKeyInPhonebook(db: Db, phonebookId: number, keys: string[]): Promise<number | undefined> {
+  const [row] = await queryRows<{ i: number }>(
     db,
-    sql`select n.value as contact
-        from jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb) with ordinality as n(value, i)
-        where exists (select 1 from contacts c where c.phonebook_id = ${phonebookId} and c.contact = n.value)
+    sql`select (n.i - 1)::int as i
+        from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) with ordinality as n(key, i)
+        where exists (select 1 from contacts c where c.phonebook_id = ${phonebookId} and c.phone_key = n.key)
         order by n.i limit 1`,
   );
-  return row?.contact;
+  return row === undefined ? undefined : Number(row.i);
 }
 
 /** Adds the numbers (with their keys, contract §1) to the phonebook as active contacts, in one statement whatever their count. */

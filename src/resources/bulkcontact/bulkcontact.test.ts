@@ -60,6 +60,43 @@ describe(`bulkcontact (${dbLabel})`, () => {
     assert.deepEqual(await numbersIn(bobs), []);
   });
 
+  test('a number is already in the phonebook, or given twice, when its key is: however either was written (contract §1)', async () => {
+    const book = await makePhonebook(db, alice.id, ['+12035550101']);
+    const cases: [string, string][] = [
+      ['777,+1 203-555-0101', '+1 203-555-0101'],
+      ['777,1 (203) 555-0101', '1 (203) 555-0101'],
+      ['777,+12035550102,1-203-555-0102', '1-203-555-0102'],
+    ];
+    for (const [list, item] of cases) {
+      const res = await bulk(alice.auth, { phonebook_id: book, phoneno_list: list });
+      assert.equal(res.statusCode, 400, `${list}: ${res.body}`);
+      const error = `The contact duplicated (${item})!\n`;
+      assert.deepEqual(res.data, { detail: error, error }, list);
+    }
+    assert.deepEqual(await numbersIn(book), ['+12035550101']);
+  });
+
+  test("numbers written nationally are keyed in the phonebook owner's default_country", async () => {
+    const admin = await makeUser(db, { admin: true });
+    const carol = await makeUser(db);
+    const set = await call(t.app, admin.auth, 'PATCH', `/rest-api/accounts/${carol.id}/`, { default_country: 'US' });
+    assert.equal(set.statusCode, 202, set.body);
+    const book = await makePhonebook(db, carol.id);
+    const made = await call(t.app, carol.auth, 'POST', '/rest-api/contact/', { phonebook: book, contact: '(203) 555-0111' });
+    assert.equal(made.statusCode, 201, made.body);
+    const there = await bulk(carol.auth, { phonebook_id: book, phoneno_list: '+12035550111' });
+    assert.equal(there.statusCode, 400, there.body);
+    assert.equal(there.data.error, 'The contact duplicated (+12035550111)!\n');
+    const twice = await bulk(carol.auth, { phonebook_id: book, phoneno_list: '2035550112,+1 203 555 0112' });
+    assert.equal(twice.statusCode, 400, twice.body);
+    assert.equal(twice.data.error, 'The contact duplicated (+1 203 555 0112)!\n');
+    assert.deepEqual(await numbersIn(book), [made.data.contact]);
+    const added = await bulk(carol.auth, { phonebook_id: book, phoneno_list: '2035550113' });
+    assert.equal(added.statusCode, 200, added.body);
+    const [, row] = await db.select().from(contacts).where(eq(contacts.phonebook_id, book)).orderBy(contacts.id);
+    assert.equal(row?.phone_key, '12035550113', JSON.stringify(row));
+  });
+
   test('a number in another phonebook of the caller may be added', async () => {
     const first = await makePhonebook(db, alice.id, ['+12035550199']);
     const second = await makePhonebook(db, alice.id);

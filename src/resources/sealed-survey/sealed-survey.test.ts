@@ -65,8 +65,14 @@ describe(`sealed-survey and content-type (${dbLabel})`, () => {
     assert.equal((await call(t.app, undefined, 'GET', '/rest-api/sealed-survey/')).statusCode, 401);
   });
 
-  test('the OpenAPI document describes every route of issue 17 with its response', async () => {
-    const doc = (await call(t.app, undefined, 'GET', '/rest-api/openapi.json')).data as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+  test('the OpenAPI document describes every route of issue 17 with its response, under a tag that says "Newfies API beyond the seed"', async () => {
+    type Operation = { tags?: string[]; responses?: Record<string, unknown> };
+    const doc = (await call(t.app, undefined, 'GET', '/rest-api/openapi.json')).data as {
+      paths: Record<string, Record<string, Operation>>;
+      tags?: { name: string; description?: string }[];
+    };
+    const beyond = (op: Operation | undefined) =>
+      (op?.tags ?? []).some((tag) => doc.tags?.find((d) => d.name === tag)?.description?.startsWith('Newfies API beyond the seed'));
     const expected: [string, string, string][] = [
       ['/rest-api/bulkcontact/', 'post', '200'],
       ['/rest-api/subscriber/', 'post', '200'],
@@ -78,10 +84,20 @@ describe(`sealed-survey and content-type (${dbLabel})`, () => {
       ['/rest-api/content-type/', 'get', '200'],
       ['/rest-api/sms-template/', 'post', '201'],
       ['/rest-api/mail-template/{id}/', 'get', '200'],
+      ...['calendar', 'calendar-setting', 'calendar-user', 'calendar-user-profile', 'event', 'rule', 'alarm', 'alarm-request'].flatMap(
+        (name): [string, string, string][] => [
+          [`/rest-api/${name}/`, 'get', '200'],
+          [`/rest-api/${name}/{id}/`, 'get', '200'],
+        ],
+      ),
+      ...['calendar', 'calendar-setting', 'calendar-user', 'event', 'rule', 'alarm'].map((name): [string, string, string] => [`/rest-api/${name}/`, 'post', '201']),
     ];
     for (const [path, method, status] of expected) {
-      assert.ok(doc.paths[path]?.[method]?.responses?.[status], `${method} ${path} → ${status} missing: ${JSON.stringify(doc.paths[path])}`);
+      const op = doc.paths[path]?.[method];
+      assert.ok(op?.responses?.[status], `${method} ${path} → ${status} missing: ${JSON.stringify(doc.paths[path])}`);
+      assert.ok(beyond(op), `${method} ${path} is not labelled beyond the seed: tags ${JSON.stringify(op?.tags)}, ${JSON.stringify(doc.tags)}`);
     }
+    assert.equal(beyond(doc.paths['/rest-api/campaigns/']?.get), false, 'a seed route is not labelled beyond it');
   });
 
   test('content-type lists what a campaign object_id may name, as Newfies does (url, name, app_label, model)', async () => {

@@ -25,6 +25,11 @@ const AggregateList = Type.Array(
   }),
 );
 
+// Newfies' survey_id names a sealed survey; ours names a template. Sealed surveys' ids are
+// campaigns' ids, another id space, so the path is never read as one (README).
+const description =
+  "`survey_id` is a survey template's id, where Newfies takes a sealed survey's; one sealed survey's answers are its campaign's, at /rest-api/campaigns/<id>/results/";
+
 const invalidSurvey = () => new AppError(404, { detail: 'Not found.', error: 'Survey ID is not valid!' });
 
 function surveyId(request: FastifyRequest): number | undefined {
@@ -39,7 +44,7 @@ function routes(api: Api, { database }: AppDeps) {
     throw new AppError(404, { detail: 'Not found.', error: 'Please enter Survey ID.' });
   });
 
-  api.get(`/${NAME}/:survey_id/`, { schema: { tags, response: { 200: AggregateList } } }, async (request) => {
+  api.get(`/${NAME}/:survey_id/`, { schema: { tags, description, response: { 200: AggregateList } } }, async (request) => {
     const id = surveyId(request);
     if (id === undefined || !(await surveyVisible(db, request.user, id))) throw invalidSurvey();
     const link = linker(request);

@@ -110,7 +110,7 @@ function agentFor(allowPrivate: boolean): Agent {
 export async function requestGuarded(
   method: 'GET' | 'POST',
   url: string | URL,
-  body: string | undefined,
+  body: string | Buffer | undefined,
   headers: Record<string, string>,
   { allowPrivate, timeoutMs, keep = 500 }: { allowPrivate: boolean; timeoutMs: number; keep?: number },
 ): Promise<OutboundAnswer> {
@@ -152,7 +152,7 @@ export async function requestGuarded(
 /** POSTs JSON `body` to `url` through the guard (webhook deliveries). */
 export function postGuarded(
   url: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   options: { allowPrivate: boolean; timeoutMs: number; keep?: number },
 ): Promise<OutboundAnswer> {

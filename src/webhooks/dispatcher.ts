@@ -348,7 +348,8 @@ export class WebhookDispatcher {
   private async send(hook: LeasedWebhook, events: EventRow[]): Promise<Attempt> {
     const { publicUrl } = this.options;
     const array = hook.batch_size > 1 || events.length > 1;
-    const body = array ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl);
+    // Encoded once: the signature and the request read the same bytes.
+    const body = Buffer.from(array ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl));
     const which: Record<string, string> = array ? { [EVENT_COUNT_HEADER]: String(events.length) } : { [EVENT_ID_HEADER]: eventId(events[0]) };
     const started = Date.now();
     let status: number | null = null;

@@ -141,7 +141,8 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
           cursor = read.end;
           if (read.events.length) {
             const text = read.events.map((row) => `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}\n\n`).join('');
-            if (!out.write(text)) await new Promise((resolve) => out.once('drain', resolve));
+            // As bytes: a string is measured for its chunk's length, then encoded again to be sent.
+            if (!out.write(Buffer.from(text))) await new Promise((resolve) => out.once('drain', resolve));
           }
           if (!read.full) break;
         }

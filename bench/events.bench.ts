@@ -3,7 +3,8 @@
  * BENCH_EVENTS_CALLS (default 1,000,000) call campaign of the bench:engine kind (simulator, zero
  * ring and talk time, no pace limit) run by `serve --role engine`, the API in another process,
  * which also delivers the events: to a webhook on a loopback receiver that checks every
- * signature, and to a live stream (SSE) client, both attached before the start. Prints the
+ * signature, and to a live stream (SSE) client, both attached before the start and run by the
+ * integrator's process (bench/event-readers.ts) at the lowest priority. Prints the
  * events/s delivered to each, the delivery lag (receipt − the event's `created`) p50 and p99,
  * and the engine's calls/s against the same campaign with the event log off (dialer.events =
  * 'off': no event written, nothing to deliver). Four campaigns, each by a new engine: log off,
@@ -14,13 +15,13 @@
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below the baseline's.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
-import { verify } from '../src/webhooks/signature.ts';
+import type { ReaderReport, Report } from './event-readers.ts';
 import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
-import { backends, cli, cpuSplit, fmt, type Server, startServer, startWorker } from './support.ts';
+import { backends, cli, cpuSplit, fmt, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** The webhook's `ordered` (BENCH_ORDERED=true: one delivery at a time; default false: up to 16 at a time). */
@@ -32,87 +33,31 @@ const readers = (process.env.BENCH_READERS ?? 'webhook,stream').split(',');
 const withWebhook = readers.includes('webhook');
 const withStream = readers.includes('stream');
 
-/** What a reader (the webhook's receiver, the stream's client) got: each event once, its lag. */
-class Tally {
-  readonly seen = new Set<string>();
-  readonly lags: number[] = [];
-  duplicates = 0;
-  first = 0;
-  last = 0;
-
-  take(event: { id: string; created: string }): void {
-    const now = Date.now();
-    if (this.seen.has(event.id)) {
-      this.duplicates++;
-      return;
-    }
-    this.seen.add(event.id);
-    this.lags.push(now - Date.parse(event.created));
-    if (!this.first) this.first = now;
-    this.last = now;
-  }
-
-  rate(): number {
-    return this.seen.size / Math.max((this.last - this.first) / 1000, 0.001);
-  }
-
-  lag(p: number): number {
-    const sorted = [...this.lags].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-  }
-}
-
-/** A loopback webhook receiver: answers 200 at once to each correctly signed delivery (an event, or an array of them). */
-type Event = { id: string; created: string };
-
-async function receiver(secret: () => string, tally: Tally): Promise<{ url: string; badSignatures: () => number; deliveries: () => number; close: () => void }> {
-  let bad = 0;
-  let deliveries = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (!verify(secret(), body, String(req.headers['dialer-signature'] ?? ''))) {
-        bad++;
-        res.writeHead(400).end();
-        return;
-      }
-      const got = JSON.parse(body) as Event | Event[];
-      for (const event of Array.isArray(got) ? got : [got]) tally.take(event);
-      deliveries++;
-      res.writeHead(200).end();
-    });
+/** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
+async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
+  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: { url: string }) => resolve(m.url));
+    child.once('exit', (code) => reject(new Error(`the readers' process exited with ${code}`)));
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, badSignatures: () => bad, deliveries: () => deliveries, close: () => server.close() };
+  os.setPriority(child.pid as number, 19);
+  return {
+    url,
+    pid: child.pid as number,
+    send: (m) => child.send(m),
+    report: () =>
+      new Promise<Report>((resolve) => {
+        child.once('message', (m: { report: Report }) => resolve(m.report));
+        child.send({ report: true });
+      }),
+    close: () => {
+      child.send({ close: true });
+      setTimeout(() => child.kill(), 1000).unref();
+    },
+  };
 }
 
-/** A live stream client of /rest-api/events/ (from now on). */
-function stream(server: Server, tally: Tally): { close: () => void } {
-  const req = http.get(`${server.base}/rest-api/events/`, { headers: { authorization: auth, accept: 'text/event-stream' } }, (res) => {
-    res.setEncoding('utf8');
-    let buffer = '';
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const message = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = message
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trim())
-          .join('\n');
-        if (data) tally.take(JSON.parse(data) as { id: string; created: string });
-      }
-    });
-  });
-  req.on('error', () => undefined);
-  return { close: () => req.destroy() };
-}
+const rate = (r: ReaderReport) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);
 
 async function main(): Promise<void> {
   console.log(
@@ -120,10 +65,7 @@ async function main(): Promise<void> {
   );
   const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
   if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
-  const hook = new Tally();
-  const live = new Tally();
-  let secret = '';
-  const receiving = await receiver(() => secret, hook);
+  const integrator = await readersProcess();
   try {
     cli(['user', 'create', '--username', 'bench', '--password', password], backend.env);
     const db = await openDatabase({ url: backend.env.DATABASE_URL });
@@ -142,7 +84,7 @@ async function main(): Promise<void> {
       const book = await phonebook(db, f, prefix, calls);
       const id = await campaign(db, f, book, name, 10_000_000);
       await before?.();
-      const cpu = cpuSplit({ engine: engine.pid, server: server.pid });
+      const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid });
       await patchStatus(server, id, 1);
       const result = await runToEnd(server, id, calls, db);
       const split = cpu();
@@ -164,7 +106,6 @@ async function main(): Promise<void> {
       show('event log on, not read', alone);
 
       // The log on, read by a webhook for every event and a stream client, attached before the start.
-      let client = { close: () => undefined as void };
       let webhookId = 0;
       let before = { n: 0 };
       const readersOn = async () => {
@@ -172,12 +113,14 @@ async function main(): Promise<void> {
           const created = await fetch(`${server.base}/rest-api/webhook/`, {
             method: 'POST',
             headers: { authorization: auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ url: receiving.url, description: 'bench:events', ordered, batch_size: batchSize }),
+            body: JSON.stringify({ url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize }),
           });
           if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
-          ({ secret, id: webhookId } = (await created.json()) as { secret: string; id: number });
+          const made = (await created.json()) as { secret: string; id: number };
+          webhookId = made.id;
+          integrator.send({ secret: made.secret });
         }
-        if (withStream) client = stream(server, live);
+        if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth } });
         [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       };
       const withEvents = await measure('720', 'benchon', 'on', readersOn);
@@ -185,9 +128,14 @@ async function main(): Promise<void> {
       const [after] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       const expected = after.n - before.n;
       const deadline = Date.now() + 600_000;
-      while (((withWebhook && hook.seen.size < expected) || (withStream && live.seen.size < expected)) && Date.now() < deadline) await sleep(200);
+      let got = await integrator.report();
+      while (((withWebhook && got.hook.seen < expected) || (withStream && got.live.seen < expected)) && Date.now() < deadline) {
+        await sleep(200);
+        got = await integrator.report();
+      }
+      const { hook, live } = got;
       const behind = (hook.last - endedAt) / 1000;
-      client.close();
+      integrator.send({ endStream: true });
       if (webhookId) {
         await fetch(`${server.base}/rest-api/webhook/${webhookId}/`, {
           method: 'PATCH',
@@ -195,7 +143,7 @@ async function main(): Promise<void> {
           body: JSON.stringify({ active: false }),
         });
       }
-      show('event log on, read', withEvents, ` (the server sends to the readers; this bench is them: ${readers.join(' and ')})`);
+      show('event log on, read', withEvents, ` (the server sends to the integrator's ${readers.join(' and ')}, at the lowest priority)`);
       const off2 = await measure('730', 'benchoff2', 'off');
       show('event log off (2)', off2);
       const baseline = (off1.sustained + off2.sustained) / 2;
@@ -205,12 +153,12 @@ async function main(): Promise<void> {
       const readSlowdown = (1 - withEvents.sustained / alone.sustained) * 100;
       console.log(`events written for the campaign: ${fmt(expected)}`);
       console.log(
-        `webhook: ${fmt(hook.seen.size)} of ${fmt(expected)} delivered in ${fmt(receiving.deliveries())} requests (${hook.duplicates} again), ${fmt(hook.rate())} events/s from first to last, ` +
-          `lag p50 ${fmt(hook.lag(50))} ms, p99 ${fmt(hook.lag(99))} ms; last delivery ${fmt(Math.max(behind, 0), 1)} s after the campaign ended; ` +
-          `${receiving.badSignatures()} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
+        `webhook: ${fmt(hook.seen)} of ${fmt(expected)} delivered in ${fmt(got.deliveries)} requests (${hook.duplicates} again), ${fmt(rate(hook))} events/s from first to last, ` +
+          `lag p50 ${fmt(hook.p50)} ms, p99 ${fmt(hook.p99)} ms; last delivery ${fmt(Math.max(behind, 0), 1)} s after the campaign ended; ` +
+          `${got.badSignatures} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
       );
       console.log(
-        `stream:  ${fmt(live.seen.size)} of ${fmt(expected)} received, ${fmt(live.rate())} events/s, lag p50 ${fmt(live.lag(50))} ms, p99 ${fmt(live.lag(99))} ms`,
+        `stream:  ${fmt(live.seen)} of ${fmt(expected)} received, ${fmt(rate(live))} events/s, lag p50 ${fmt(live.p50)} ms, p99 ${fmt(live.p99)} ms`,
       );
       console.log(
         `engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log read by ${readers.join(' and ')} than the mean of the two runs with it off (target ≤ 10 %); ` +
@@ -228,7 +176,7 @@ async function main(): Promise<void> {
       await db.close();
     }
   } finally {
-    receiving.close();
+    integrator.close();
     await backend.cleanup();
   }
 }

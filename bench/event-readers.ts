@@ -1,0 +1,131 @@
+/**
+ * bench:events' integrator, in a process of its own (forked by events.bench.ts, which lowers its
+ * priority): a loopback webhook receiver that checks every signature, and a live stream (SSE)
+ * client. On a real deployment they run on the integrator's machines; here they share the two
+ * cores with the engine, the server and PostgreSQL, and at the lowest priority they take only
+ * what those leave, so the engine's figure is the dialer's own cost of delivering. Their CPU is
+ * still printed with the rest.
+ *
+ * Messages from the parent: { secret } once the webhook is made, { stream: { url, auth } } to
+ * open the stream, { endStream: true }, { report: true } to get what each reader got (Report),
+ * { close: true }.
+ * It sends { url } (the receiver's) when ready, and { report } when asked.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verify } from '../src/webhooks/signature.ts';
+
+/** What a reader got: each event once, its lag (receipt − the event's `created`). */
+export interface ReaderReport {
+  seen: number;
+  duplicates: number;
+  first: number;
+  last: number;
+  p50: number;
+  p99: number;
+}
+
+export interface Report {
+  hook: ReaderReport;
+  live: ReaderReport;
+  badSignatures: number;
+  deliveries: number;
+}
+
+type Event = { id: string; created: string };
+
+class Tally {
+  readonly seen = new Set<string>();
+  readonly lags: number[] = [];
+  duplicates = 0;
+  first = 0;
+  last = 0;
+
+  take(event: Event): void {
+    const now = Date.now();
+    if (this.seen.has(event.id)) {
+      this.duplicates++;
+      return;
+    }
+    this.seen.add(event.id);
+    this.lags.push(now - Date.parse(event.created));
+    if (!this.first) this.first = now;
+    this.last = now;
+  }
+
+  report(): ReaderReport {
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+    return { seen: this.seen.size, duplicates: this.duplicates, first: this.first, last: this.last, p50: at(50), p99: at(99) };
+  }
+}
+
+const hook = new Tally();
+const live = new Tally();
+let secret = '';
+let badSignatures = 0;
+let deliveries = 0;
+
+/** Answers 200 at once to each correctly signed delivery (an event, or an array of them). */
+const receiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    if (!verify(secret, body, String(req.headers['dialer-signature'] ?? ''))) {
+      badSignatures++;
+      res.writeHead(400).end();
+      return;
+    }
+    const got = JSON.parse(body.toString('utf8')) as Event | Event[];
+    for (const event of Array.isArray(got) ? got : [got]) hook.take(event);
+    deliveries++;
+    res.writeHead(200).end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+
+let closeStream = () => undefined as void;
+
+/** Reads /rest-api/events/ from now on. */
+function openStream(url: string, auth: string): void {
+  const req = http.get(url, { headers: { authorization: auth, accept: 'text/event-stream' } }, (res) => {
+    res.setEncoding('utf8');
+    let buffer = '';
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const message = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = message
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('\n');
+        if (data) live.take(JSON.parse(data) as Event);
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  closeStream = () => req.destroy();
+}
+
+type Message = { secret?: string; stream?: { url: string; auth: string }; endStream?: true; report?: true; close?: true };
+
+process.on('message', (message: Message) => {
+  if (message.secret !== undefined) secret = message.secret;
+  if (message.stream) openStream(message.stream.url, message.stream.auth);
+  if (message.endStream) closeStream();
+  if (message.report) process.send?.({ report: { hook: hook.report(), live: live.report(), badSignatures, deliveries } satisfies Report });
+  if (message.close) {
+    closeStream();
+    receiver.close();
+    process.disconnect();
+  }
+});
+
+receiver.listen(0, '127.0.0.1', () => {
+  const { port } = receiver.address() as AddressInfo;
+  process.send?.({ url: `http://127.0.0.1:${port}/hook` });
+});

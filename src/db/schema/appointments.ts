@@ -146,6 +146,8 @@ export const alarms = pgTable(
     num_attempt: integer('num_attempt').notNull().default(0),
     method: smallint('method').notNull().default(AlarmMethod.Call),
     /** The templates of the reminder's text (issue 17 item 7); null: the alarm's own text. */
+    /** Newfies' alarm survey: stored and shown; the call plays the calendar setting's (migration 0033). */
+    survey_id: integer('survey_id').references(() => surveyTemplates.id, { onDelete: 'set null' }),
     mail_template_id: integer('mail_template_id').references(() => mailTemplates.id, { onDelete: 'set null' }),
     sms_template_id: integer('sms_template_id').references(() => smsTemplates.id, { onDelete: 'set null' }),
     date_start_notice: timestamptz('date_start_notice').notNull(),

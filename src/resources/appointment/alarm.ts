@@ -16,7 +16,7 @@ import { queryInteger } from '../../http/filters.ts';
 import { linker } from '../../http/links.ts';
 import { isoTime } from '../../http/present.ts';
 import { crudResource, findOwned, type Row } from './crud.ts';
-import { dateTime, email, ownedLink } from './fields.ts';
+import { dateTime, email, ownedLink, surveyLink } from './fields.ts';
 
 type AlarmRow = typeof alarms.$inferSelect;
 type EventRow = typeof calendarEvents.$inferSelect;
@@ -34,6 +34,7 @@ export const AlarmRecord = Type.Object({
   retry_delay: Type.Integer(),
   num_attempt: Type.Integer(),
   method: Type.Integer(),
+  survey: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
   mail_template: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
   sms_template: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
   date_start_notice: Type.String({ format: 'date-time' }),
@@ -73,6 +74,8 @@ export const alarmResource = crudResource({
     maxretry: integer({ min: 0, max: 100 }),
     retry_delay: seconds(),
     method: choice(Object.values(AlarmMethod)),
+    // Newfies' alarm has a survey; its calls play the calendar setting's, and so do ours.
+    survey: surveyLink(),
     sms_template: ownedLink(['sms-template'], smsTemplates, { nullable: true }),
     mail_template: ownedLink(['mail-template'], mailTemplates, { nullable: true }),
     date_start_notice: dateTime(config.timeZone),
@@ -108,6 +111,7 @@ export const alarmResource = crudResource({
         maxretry: v.maxretry ?? undefined,
         retry_delay: v.retry_delay ?? undefined,
         method: v.method ?? undefined,
+        survey_id: v.survey,
         sms_template_id: v.sms_template,
         mail_template_id: v.mail_template,
         date_start_notice: current && !v.date_start_notice ? undefined : notice,
@@ -138,6 +142,7 @@ export const alarmResource = crudResource({
       retry_delay: row.retry_delay,
       num_attempt: row.num_attempt,
       method: row.method,
+      survey: link('survey-template', row.survey_id),
       mail_template: link('mail-template', row.mail_template_id),
       sms_template: link('sms-template', row.sms_template_id),
       date_start_notice: isoTime(row.date_start_notice) as string,

@@ -140,6 +140,38 @@ describe(`appointment resources (${dbLabel})`, () => {
     assert.equal(await db.$count(calendarSettings), before);
   });
 
+  test("an alarm keeps its survey as Newfies' does (a template or a sealed survey's link); another user's is refused and nothing stored", async () => {
+    const { event, alarm } = await appointment(alice);
+    assert.equal(alarm.survey, null);
+    const survey = await makeSurvey(db, alice.id);
+    const withSurvey = await post(alice, 'alarm', { event: event.url, alarm_phonenumber: '+15550102', survey: `/rest-api/survey-template/${survey}/` });
+    assert.equal(withSurvey.survey, `http://localhost:80/rest-api/survey-template/${survey}/`);
+    const read = await call(t.app, alice.auth, 'GET', `/rest-api/alarm/${withSurvey.id}/`);
+    assert.equal(read.data.survey, withSurvey.survey);
+    // A sealed survey's link, as Newfies' curl writes it, is kept as the template it was sealed from.
+    const sealedOn = await makeSurvey(db, alice.id);
+    const started = await call(t.app, alice.auth, 'POST', '/rest-api/campaigns/', {
+      name: unique('c'),
+      aleg_gateway: (await makeGateway(db)).id,
+      object_id: sealedOn,
+      phonebook: [await makePhonebook(db, alice.id, ['+12035550101'])],
+      status: 1,
+    });
+    assert.equal(started.statusCode, 201, started.body);
+    const patched = await call(t.app, alice.auth, 'PATCH', `/rest-api/alarm/${alarm.id}/`, { survey: `/rest-api/sealed-survey/${started.data.id}/` });
+    assert.equal(patched.statusCode, 202, patched.body);
+    assert.equal((await call(t.app, alice.auth, 'GET', `/rest-api/alarm/${alarm.id}/`)).data.survey, `http://localhost:80/rest-api/survey-template/${sealedOn}/`);
+    const before = await db.$count(alarms);
+    const bobs = await makeSurvey(db, bob.id);
+    const refused = await call(t.app, alice.auth, 'POST', '/rest-api/alarm/', { event: event.id, alarm_phonenumber: '+15550103', survey: bobs });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.deepEqual(Object.keys(refused.data), ['survey']);
+    assert.equal(await db.$count(alarms), before);
+    const unchanged = await call(t.app, alice.auth, 'PATCH', `/rest-api/alarm/${withSurvey.id}/`, { survey: bobs });
+    assert.equal(unchanged.statusCode, 400, unchanged.body);
+    assert.equal((await call(t.app, alice.auth, 'GET', `/rest-api/alarm/${withSurvey.id}/`)).data.survey, withSurvey.survey);
+  });
+
   test('an event recurs by a rule of the caller; PATCH answers 202 and changes the record', async () => {
     const { event, alarm } = await appointment(alice);
     const rule = await post(alice, 'rule', { name: 'weekly', frequency: 'WEEKLY', params: 'count:4; interval:1' });

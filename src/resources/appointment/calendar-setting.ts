@@ -4,56 +4,19 @@
  * engine places the calls in one voice campaign per setting (`campaign`, made at the first
  * reminder call; engine/alarms), so they follow the campaign rules (contract §5–§6).
  */
-import { isDeepStrictEqual } from 'node:util';
 import { Type } from '@sinclair/typebox';
 import { eq, sql } from 'drizzle-orm';
-import { AmdBehavior, audioFiles, calendarSettings, gateways, surveyTemplates } from '../../db/schema.ts';
-import { loadFlow, type SurveyFlow } from '../../campaign/survey-flow.ts';
-import { boolean, choice, type Field, type FieldContext, FieldError, integer, link, text } from '../../http/fields.ts';
-import { LinkMessages, linker, parseLink } from '../../http/links.ts';
+import { AmdBehavior, audioFiles, calendarSettings, gateways } from '../../db/schema.ts';
+import { boolean, choice, type FieldContext, integer, link, text } from '../../http/fields.ts';
+import { linker } from '../../http/links.ts';
 import { isoTime } from '../../http/present.ts';
 import { anySmsGateway } from '../campaigns/fields.ts';
 import { crudResource } from './crud.ts';
-import { ownedLink } from './fields.ts';
-import { findSealedSurvey } from '../sealed-survey/sealed-survey.repository.ts';
+import { ownedLink, surveyLink } from './fields.ts';
 
 /** Contract §3, §8: any existing gateway may be used by any user. */
 async function anyGateway(ctx: FieldContext, id: number): Promise<boolean> {
   return (await ctx.db.select({ id: gateways.id }).from(gateways).where(eq(gateways.id, id)).limit(1)).length > 0;
-}
-
-/** The sections as a call plays them; flows frozen before `callback_minutes` existed lack it. */
-const played = (flow: SurveyFlow) => flow.sections.map((section) => ({ ...section, callback_minutes: section.callback_minutes ?? null }));
-
-/**
- * The survey a reminder call plays: a survey template (an id is one), or a sealed survey's link,
- * as Newfies' documented curl posts it. A sealed survey is a started campaign's frozen copy
- * (its id is the campaign's, /rest-api/sealed-survey/); the reminder campaign freezes a
- * template (engine/alarms), so a sealed survey is taken as the template it was sealed from —
- * and only while that template still plays what was sealed, so the calls play the survey the
- * request named, never a later edit of it under the sealed survey's name.
- */
-function survey(): Field<number | null> {
-  const template = ownedLink(['survey-template', 'survey_template'], surveyTemplates, { nullable: true });
-  return {
-    schema: Type.Union([template.schema, Type.String({ examples: ['/rest-api/sealed-survey/1/'] })], {
-      description: 'A survey template, or a sealed survey (taken as the template it was sealed from, while that plays the same)',
-    }),
-    required: false,
-    async parse(value, ctx) {
-      const asTemplate = parseLink(value, ['survey-template', 'survey_template']);
-      const asSealed = parseLink(value, ['sealed-survey']);
-      if (!('error' in asTemplate) || !('id' in asSealed)) return template.parse(value, ctx);
-      const sealed = await findSealedSurvey(ctx.db, ctx.user, asSealed.id);
-      if (!sealed) throw new FieldError(LinkMessages.doesNotExist);
-      const source = sealed.survey_id === null ? undefined : await loadFlow(ctx.db, sealed.survey_id);
-      if (!source) throw new FieldError('The survey template this sealed survey was copied from was deleted; link a survey template.');
-      if (!isDeepStrictEqual(played(source), played(sealed.survey_snapshot as SurveyFlow))) {
-        throw new FieldError('The survey template this sealed survey was copied from was changed since; link the survey template.');
-      }
-      return template.parse(source.survey_id, ctx);
-    },
-  };
 }
 
 const Link = Type.Union([Type.String({ format: 'uri' }), Type.Null()]);
@@ -90,8 +53,8 @@ export const calendarSettingResource = crudResource({
     caller_name: text({ max: 100 }),
     call_timeout: integer({ min: 1, max: 3600 }),
     // Newfies links a sealed (frozen) survey here; we store a template, which the reminder
-    // campaign freezes (engine/alarms), and take a sealed survey as its template: see survey().
-    survey: survey(),
+    // campaign freezes (engine/alarms), and take a sealed survey as its template: see surveyLink().
+    survey: surveyLink(),
     aleg_gateway: link(['gateway'], anyGateway, { nullable: true }),
     sms_gateway: link(['sms-gateway', 'sms_gateway'], anySmsGateway, { nullable: true }),
     voicemail: boolean(),

@@ -30,10 +30,12 @@ const capsSubscribers = Number(process.env.BENCH_CAPS_SUBSCRIBERS ?? 100_000);
 /**
  * The cost of contact caps and legal calling hours (issue 16: ≤ 10 %): four campaigns on ONE
  * phonebook, so each number has one more attempt in its history at each round, in the order
- * off, on, on, off. On: the owner's caps count every number's attempts (7 in 7 days, 10 a day)
- * and its calling hours (00:00–24:00) are read in each contact's zone — the gate's whole
- * statement runs at each claim and holds nobody (a quiet period would hold the answered
- * numbers of the earlier rounds, and the campaign would not end).
+ * off, on, on, off. On: the owner's caps count every number's attempts (7 in 7 days, 10 a day),
+ * look for its last conversation (a quiet period of a day) and read its calling hours
+ * (00:00–24:00) in each contact's zone — the gate's whole statement runs at each claim and holds
+ * nobody: before each round the earlier rounds' calls are moved two days back, so the attempts
+ * window still counts them but neither the daily cap nor the quiet period holds the number (a
+ * quiet period over them would hold the answered numbers, and the campaign would not end).
  */
 async function capsCost(db: Database, f: Fixture, server: Server): Promise<void> {
   const book = await phonebook(db, f, '747', capsSubscribers);
@@ -41,9 +43,13 @@ async function capsCost(db: Database, f: Fixture, server: Server): Promise<void>
   for (const [round, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
     await db.db.execute(
       mode === 'on'
-        ? sql`update users set contact_caps = '{"attempts": 7, "window_days": 7, "quiet_days": null, "daily": 10}', calling_hours = '{"start": "00:00", "end": "24:00"}' where id = ${f.userId}`
+        ? sql`update users set contact_caps = '{"attempts": 7, "window_days": 7, "quiet_days": 1, "daily": 10}', calling_hours = '{"start": "00:00", "end": "24:00"}' where id = ${f.userId}`
         : sql`update users set contact_caps = null, calling_hours = null where id = ${f.userId}`,
     );
+    // The earlier rounds' calls two days back (untimed): counted by the window, past the quiet period and the day.
+    await db.db.execute(sql`update callrequests set call_time = call_time - interval '2 days'
+      where campaign_id in (select id from campaigns where name like 'benchcaps%') and call_time > now() - interval '1 day'`);
+    await db.db.execute(sql`analyze callrequests`);
     const id = await campaign(db, f, book, `benchcaps${round}`, 10_000_000);
     await patchStatus(server, id, 1);
     const run = await runToEnd(server, id, capsSubscribers, db);

@@ -5,7 +5,8 @@
 import { phoneKey } from '../http/phone.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { queryRows } from '../db/database.ts';
 import type { Config } from '../config.ts';
 import { CampaignStatus, campaigns, subscribers } from '../db/schema.ts';
 import { makeUser, unique } from '../../test/factories.ts';
@@ -157,6 +158,34 @@ test(`a quiet period follows a conversation (an answering machine is not one) ($
   assert.equal(read.data.progress.waiting.quiet, 1, read.body);
   await s.clock.set('2026-01-12T09:00:01Z');
   assert.equal(await pass(s), 1, 'dialled after the quiet period');
+});
+
+test(`the quiet period reads each call's conversation flag, and a call settled before it (null) its CDR (${dbLabel})`, async () => {
+  const s = await scenario(db, {
+    numbers: ['+12025550113', '+12025550114'],
+    campaign: { voicemail: true },
+    script: (to) => (to === '+12025550114' ? { amd: 'machine' } : { amd: 'person' }),
+  });
+  await setPolicy(s.userId, { contact_caps: { quiet_days: 7 } });
+  assert.equal(await passes(s), 2);
+  const flags = await queryRows<{ phone_number: string; conversation: boolean | null }>(
+    db,
+    sql`select phone_number, conversation from callrequests where campaign_id = ${s.campaignId} order by phone_number`,
+  );
+  assert.deepEqual(
+    flags.map((f) => [f.phone_number, f.conversation]),
+    [
+      ['+12025550113', true],
+      ['+12025550114', false],
+    ],
+  );
+  // As if settled before migration 0034: the person-answered call is still a conversation by its CDR.
+  await db.execute(sql`update callrequests set conversation = null where campaign_id = ${s.campaignId}`);
+  await s.clock.advance(86_400_000);
+  const next = await anotherCampaign(s, ['+12025550113', '+12025550114']);
+  assert.equal(await passes(s), 1);
+  assert.equal(s.driver.calls.at(-1)?.request.to, '+12025550114', 'the machine-answered number is called again');
+  assert.equal((await subscriberRow(next.subscriberIds[0])).wait_reason, 'quiet');
 });
 
 test(`a daily cap holds the third attempt of the day until 24 hours after the first (${dbLabel})`, async () => {

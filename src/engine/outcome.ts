@@ -117,6 +117,7 @@ function callRows(outcomes: CallOutcome[]) {
     cause_name: o.causeName ?? o.hangup.causeName,
     cause: o.hangup.cause,
     completed: o.completed,
+    conversation: o.hangup.answeredAt !== null && o.amd !== 'machine',
   }));
 }
 

@@ -178,6 +178,8 @@ export const callrequests = pgTable(
     hangup_cause: varchar('hangup_cause', { length: 60 }).notNull().default(''),
     hangup_cause_q850: integer('hangup_cause_q850'),
     completed: boolean('completed').notNull().default(false),
+    /** Answered, and not by a machine: what ends a contact cap's quiet period (migration 0034); null before it: read from the CDR. */
+    conversation: boolean('conversation'),
     call_time: timestamptz('call_time'),
     created_date: createdDate(),
     updated_date: updatedDate(),

@@ -77,11 +77,13 @@ export interface SettledCall {
   cause_name: string;
   cause: number;
   completed: boolean;
+  /** Answered, and not by a machine (contact caps' quiet period). */
+  conversation: boolean;
 }
 
 export async function settleCallrequests(tx: Db, rows: SettledCall[]): Promise<void> {
   await tx.execute(sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
-      hangup_cause_q850 = v.cause, completed = v.completed
-    from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean)
+      hangup_cause_q850 = v.cause, completed = v.completed, conversation = v.conversation
+    from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean, conversation boolean)
     where r.id = v.id`);
 }

@@ -35,8 +35,9 @@ function capsLateral(caps: ContactCaps, at: SQL, ownerId: number | undefined): S
   const quiet =
     caps.quiet_days === null
       ? sql`null::timestamptz`
-      : sql`max(r.call_time) filter (where r.status = ${CallRequestStatus.Success} and not exists (select 1 from cdrs d
-          where d.callrequest_id = r.id and d.leg_type = ${LegType.A} and d.amd_status = ${AmdStatus.Machine})) + ${days(caps.quiet_days)}`;
+      : // A conversation: the call's own flag (migration 0034); calls settled before it read their CDR (coalesce stops at the flag).
+        sql`max(r.call_time) filter (where r.status = ${CallRequestStatus.Success} and coalesce(r.conversation, not exists (select 1 from cdrs d
+          where d.callrequest_id = r.id and d.leg_type = ${LegType.A} and d.amd_status = ${AmdStatus.Machine}))) + ${days(caps.quiet_days)}`;
   const span = Math.max(caps.window_days ?? 1, caps.quiet_days ?? 1, 1);
   // A scalar subquery, not EXISTS: the planner would flatten EXISTS into a loop over every
   // campaign of the owner (a bitmap scan each); this reads the number's few rows first.

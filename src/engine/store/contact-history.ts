@@ -103,8 +103,11 @@ export function holdSql(ids: number[], now: string, p: GatePolicy): SQL | undefi
             where v.until > ${at} order by v.until desc limit 1) hold on true
           where s.id = any(${idArray(ids)})
         ), changed as (
+          -- The ids again, so the update finds its rows by the primary key: joined with g alone, the
+          -- planner inlined g and hash-joined a scan of the whole subscribers table (~9 ms a claim per
+          -- 100,000 subscribers, all campaigns', growing with the table).
           update subscribers s set next_attempt_at = coalesce(g.until, s.next_attempt_at), wait_reason = g.reason
-          from g where s.id = g.id and (g.until is not null or g.was is not null)
+          from g where s.id = any(${idArray(ids)}) and s.id = g.id and (g.until is not null or g.was is not null)
           returning s.id, g.until
         )
         select id from changed where until is not null`;

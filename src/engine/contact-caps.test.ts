@@ -138,13 +138,19 @@ test(`a number counts as one whatever its form: +1 202 … and (202) … written
   assert.equal((await subscriberRow(national.subscriberIds[0])).wait_reason, 'attempts');
 });
 
-test(`a quiet period follows a conversation (an answering machine is not one) (${dbLabel})`, async () => {
+/** Two numbers under a 7-day quiet period: a person answers the first, a machine the second. */
+async function personAndMachine(person: string, machine: string): Promise<Scenario> {
   const s = await scenario(db, {
-    numbers: ['+12025550103', '+12025550104'],
+    numbers: [person, machine],
     campaign: { voicemail: true },
-    script: (to) => (to === '+12025550104' ? { amd: 'machine' } : { amd: 'person' }),
+    script: (to) => (to === machine ? { amd: 'machine' } : { amd: 'person' }),
   });
   await setPolicy(s.userId, { contact_caps: { quiet_days: 7 } });
+  return s;
+}
+
+test(`a quiet period follows a conversation (an answering machine is not one) (${dbLabel})`, async () => {
+  const s = await personAndMachine('+12025550103', '+12025550104');
   assert.equal(await passes(s), 2);
   await s.clock.advance(86_400_000);
   const next = await anotherCampaign(s, ['+12025550103', '+12025550104']);
@@ -161,12 +167,7 @@ test(`a quiet period follows a conversation (an answering machine is not one) ($
 });
 
 test(`the quiet period reads each call's conversation flag, and a call settled before it (null) its CDR (${dbLabel})`, async () => {
-  const s = await scenario(db, {
-    numbers: ['+12025550113', '+12025550114'],
-    campaign: { voicemail: true },
-    script: (to) => (to === '+12025550114' ? { amd: 'machine' } : { amd: 'person' }),
-  });
-  await setPolicy(s.userId, { contact_caps: { quiet_days: 7 } });
+  const s = await personAndMachine('+12025550113', '+12025550114');
   assert.equal(await passes(s), 2);
   const flags = await queryRows<{ phone_number: string; conversation: boolean | null }>(
     db,

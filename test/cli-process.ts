@@ -99,9 +99,20 @@ export async function startServe(env: Env): Promise<Server> {
   return { child, base, output: () => out, exited };
 }
 
-export async function stop(server: Server): Promise<number | null> {
+/**
+ * SIGTERM, then the exit code. A server still running `withinMs` later is killed and the call
+ * throws with its output: a graceful stop that hangs is a bug to see, not a test file that
+ * waits for its time budget and says only that it timed out.
+ */
+export async function stop(server: Server, withinMs = 60_000): Promise<number | null> {
   server.child.kill('SIGTERM');
-  return server.exited;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), withinMs)));
+  const code = await Promise.race([server.exited, late]).finally(() => clearTimeout(timer));
+  if (code !== 'late') return code;
+  server.child.kill('SIGKILL');
+  await server.exited;
+  throw new Error(`serve did not stop within ${withinMs / 1000} s of SIGTERM (killed); its output ends:\n${server.output().slice(-4000)}`);
 }
 
 /** An HTTP request to the server, JSON in and out. */

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type BrowserServer, type Page } from 'playwright-core';
 import { request, type Server, startServe, stop } from '../cli-process.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers.ts';
 
@@ -56,6 +56,7 @@ export function browserHarness(options: HarnessOptions): Harness {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `cd-browser-${options.name}-`));
   let server: Server | undefined;
   let browser: Browser | undefined;
+  let chromiumProcess: BrowserServer | undefined;
   let dropDatabase: (() => Promise<void>) | undefined;
 
   before(async () => {
@@ -67,11 +68,15 @@ export function browserHarness(options: HarnessOptions): Harness {
       env.DATABASE_URL = fresh.url;
     }
     server = await startServe(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    // Launched as a server and connected to, so that its process can be killed: Chromium now
+    // and then never finishes closing (a known Playwright/Chromium hang), and the test file
+    // would wait for it until its time budget ran out.
+    chromiumProcess = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.connect(chromiumProcess.wsEndpoint());
   });
   after(async () => {
     // Each step even when one before it fails: a server or database left behind outlives the test.
-    await browser?.close().catch(() => undefined);
+    await closeChromium(browser, chromiumProcess);
     try {
       if (server) await stop(server);
     } finally {
@@ -115,6 +120,21 @@ export function browserHarness(options: HarnessOptions): Harness {
       await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${options.shotPrefix ?? ''}${name}.png`), fullPage: true });
     },
   };
+}
+
+/** Closes the browser, or kills its process when it has not closed within 20 s (said on stderr). */
+async function closeChromium(browser: Browser | undefined, chromiumProcess: BrowserServer | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 20_000)));
+  const closing = (async () => {
+    await browser?.close().catch(() => undefined);
+    await chromiumProcess?.close();
+  })().catch(() => undefined);
+  const outcome = await Promise.race([closing, late]).finally(() => clearTimeout(timer));
+  if (outcome === 'late') {
+    console.error('chromium did not close within 20 s: its process is killed');
+    await chromiumProcess?.kill();
+  }
 }
 
 /** At phone width nothing makes the page itself scroll sideways (wide tables scroll in their box). */

@@ -65,6 +65,8 @@ class StreamHub {
   /** Each open stream's wake-up, and how to end it. */
   private readonly wakers = new Map<() => void, () => void>();
   private listening: Promise<() => Promise<void>> | undefined;
+  /** Set by endAll: a stream that opens after it (its request came in as the server began to close) is ended at once. */
+  private ending = false;
   private readonly spaced = new SpacedWake(STREAM_WAKE_MS, () => {
     for (const wake of this.wakers.keys()) wake();
   });
@@ -72,6 +74,7 @@ class StreamHub {
   constructor(private readonly database: Database) {}
 
   async add(wake: () => void, end: () => void): Promise<void> {
+    if (this.ending) return end();
     this.wakers.set(wake, end);
     this.listening ??= this.database.listen('events', {
       notify: () => this.spaced.wake(),
@@ -91,6 +94,7 @@ class StreamHub {
    * reconnect (EventSource does) with Last-Event-ID and miss nothing.
    */
   endAll(): void {
+    this.ending = true;
     for (const end of [...this.wakers.values()]) end();
   }
 
@@ -162,7 +166,12 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   };
   request.raw.on('close', close);
   out.on('close', close);
-  await hub.add(wake, () => out.end());
+  // Ended by the hub (the server closes): nothing is written after the end (a write after it
+  // would be an 'error' on the response).
+  await hub.add(wake, () => {
+    close();
+    out.end();
+  });
   await send();
 }
 

@@ -7,11 +7,10 @@
  * screenshots under test-output/screenshots/ (look at them: they are the review of the layout).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel, idOf } from '../helpers.ts';
-import { browserHarness, PHONE, startPauseResumeAbort } from './harness.ts';
+import { browserHarness, downloadedText, PHONE, startPauseResumeAbort } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -180,7 +179,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       const local = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, dateStyle: 'medium', timeStyle: 'medium' }).format(instant);
       assert.equal(await time.innerText(), local);
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-      const csv = fs.readFileSync(await download.path(), 'utf8');
+      const csv = await downloadedText(download);
       const lines = csv.trim().split(/\r?\n/);
       assert.equal(lines.length, 4, csv);
       assert.match(lines[0], /phone_number/, csv);

@@ -6,12 +6,11 @@
  * Screenshots go to test-output/screenshots/ (look at them).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { makeWav } from '../audio-fixtures.ts';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel } from '../helpers.ts';
-import { assertFitsPhone, browserHarness, PHONE } from './harness.ts';
+import { assertFitsPhone, browserHarness, downloadedText, PHONE } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -107,7 +106,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('button', { name: 'Show all' }).click();
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-      const csv = fs.readFileSync(await download.path(), 'utf8');
+      const csv = await downloadedText(download);
       for (const n of ['+15550100001', '+15550100002', '+15550100003', '+15550100004']) assert.ok(csv.includes(n), csv);
       assert.ok(!csv.includes('not-a-number'), csv);
 
@@ -163,7 +162,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByRole('cell', { name: '+15550100098', exact: true }).waitFor();
       await shot(page, 'dnc-list');
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-      assert.match(fs.readFileSync(await download.path(), 'utf8'), /^phone_number\r?\n\+15550100099\r?\n\+15550100098\r?\n$/);
+      assert.match(await downloadedText(download), /^phone_number\r?\n\+15550100099\r?\n\+15550100098\r?\n$/);
       await page.getByRole('button', { name: 'Remove +15550100098' }).click();
       await page.getByRole('cell', { name: '+15550100098', exact: true }).waitFor({ state: 'detached' });
       await page.getByText('1 number ·').waitFor();

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type BrowserServer, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type BrowserServer, type Download, type Page } from 'playwright-core';
 import { request, type Server, startServe, stop } from '../cli-process.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers.ts';
 
@@ -134,6 +134,20 @@ async function closeChromium(browser: Browser | undefined, chromiumProcess: Brow
   if (outcome === 'late') {
     console.error('chromium did not close within 20 s: its process is killed');
     await chromiumProcess?.kill();
+  }
+}
+
+/**
+ * A download's text. Saved through the connection (the browser runs as a server, so the file it
+ * wrote has no local path to read) into a temporary file, read, and removed.
+ */
+export async function downloadedText(download: Download): Promise<string> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cd-download-')), 'file');
+  try {
+    await download.saveAs(file);
+    return fs.readFileSync(file, 'utf8');
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 }
 

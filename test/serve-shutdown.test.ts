@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -34,4 +35,23 @@ test(`SIGTERM stops the server while an event stream is open; the stream ends cl
     }
   }
   assert.ok(ended, 'the stream did not end');
+});
+
+test(`streams whose clients left before their first read neither live on nor keep a stopped server alive (${dbLabel})`, async () => {
+  const server = await startServe(await freshEnv(path.join(root, 'data-left')));
+  const { port } = new URL(server.base);
+  const auth = `Basic ${Buffer.from('admin:admin-pw').toString('base64')}`;
+  // Each client asks for the stream and is gone at once: the server is still checking the
+  // password and reading where the log ends when the connection closes.
+  for (let i = 0; i < 5; i++) {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(`GET /rest-api/events/ HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${auth}\r\n\r\n`);
+    socket.destroy();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const began = Date.now();
+  assert.equal(await stop(server, 20_000), 0, server.output());
+  assert.ok(Date.now() - began < 10_000, `stopped in ${Date.now() - began} ms`);
+  assert.doesNotMatch(server.output(), /still open/, server.output());
 });

@@ -166,6 +166,10 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   };
   request.raw.on('close', close);
   out.on('close', close);
+  // A client gone while the stream's first read was awaited: its 'close' has already been
+  // emitted, so the listeners above never run; without this the heartbeat and the hub's wake-ups
+  // went on for ever (and kept a stopped server's process alive: the heartbeat is a timer).
+  if (out.destroyed) return close();
   // Ended by the hub (the server closes): nothing is written after the end (a write after it
   // would be an 'error' on the response).
   await hub.add(wake, () => {

@@ -111,6 +111,10 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   let cursor = after ?? (await endOfLog(database.db));
   reply.hijack();
   const out = reply.raw;
+  // A client gone while the first read was awaited: its 'close' has been emitted already, so the
+  // listeners below would never run, and the heartbeat and the hub's wake-ups would go on for
+  // ever (the heartbeat, a timer, even kept a stopped server's process alive).
+  if (out.destroyed) return;
   out.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -166,10 +170,6 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   };
   request.raw.on('close', close);
   out.on('close', close);
-  // A client gone while the stream's first read was awaited: its 'close' has already been
-  // emitted, so the listeners above never run; without this the heartbeat and the hub's wake-ups
-  // went on for ever (and kept a stopped server's process alive: the heartbeat is a timer).
-  if (out.destroyed) return close();
   // Ended by the hub (the server closes): nothing is written after the end (a write after it
   // would be an 'error' on the response).
   await hub.add(wake, () => {

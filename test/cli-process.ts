@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
-import { freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { freshPostgresDatabase, onPostgres, settledWithin } from './helpers.ts';
 
 /** Run as a program, as npx and `npm start` run it (its first line sets its environment). */
 export const bin = path.resolve('bin/campaign-dialer.js');
@@ -106,9 +106,7 @@ export async function startServe(env: Env): Promise<Server> {
  */
 export async function stop(server: Server, withinMs = 60_000): Promise<number | null> {
   server.child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), withinMs)));
-  const code = await Promise.race([server.exited, late]).finally(() => clearTimeout(timer));
+  const code = await settledWithin(server.exited, withinMs);
   if (code !== 'late') return code;
   server.child.kill('SIGKILL');
   await server.exited;

@@ -111,6 +111,13 @@ export function idOf(url: string): number {
   return Number(m[1]);
 }
 
+/** What `promise` settles to, or 'late' when it has not within `ms`. */
+export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
 export async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -9,14 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { freshEnv, startServe, stop } from './cli-process.ts';
-import { dbLabel } from './helpers.ts';
+import { basic, dbLabel } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-shutdown-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 test(`SIGTERM stops the server while an event stream is open; the stream ends cleanly (${dbLabel})`, async () => {
   const server = await startServe(await freshEnv(path.join(root, 'data')));
-  const auth = `Basic ${Buffer.from('admin:admin-pw').toString('base64')}`;
+  const auth = basic('admin', 'admin-pw');
   const res = await fetch(`${server.base}/rest-api/events/`, { headers: { authorization: auth } });
   assert.equal(res.status, 200);
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -40,7 +40,7 @@ test(`SIGTERM stops the server while an event stream is open; the stream ends cl
 test(`streams whose clients left before their first read neither live on nor keep a stopped server alive (${dbLabel})`, async () => {
   const server = await startServe(await freshEnv(path.join(root, 'data-left')));
   const { port } = new URL(server.base);
-  const auth = `Basic ${Buffer.from('admin:admin-pw').toString('base64')}`;
+  const auth = basic('admin', 'admin-pw');
   // Each client asks for the stream and is gone at once: the server is still checking the
   // password and reading where the log ends when the connection closes.
   for (let i = 0; i < 5; i++) {

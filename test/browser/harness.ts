@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type BrowserServer, type Download, type Page } from 'playwright-core';
 import { request, type Server, startServe, stop } from '../cli-process.ts';
-import { freshPostgresDatabase, onPostgres } from '../helpers.ts';
+import { freshPostgresDatabase, onPostgres, settledWithin } from '../helpers.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -124,14 +124,11 @@ export function browserHarness(options: HarnessOptions): Harness {
 
 /** Closes the browser, or kills its process when it has not closed within 20 s (said on stderr). */
 async function closeChromium(browser: Browser | undefined, chromiumProcess: BrowserServer | undefined): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 20_000)));
   const closing = (async () => {
     await browser?.close().catch(() => undefined);
     await chromiumProcess?.close();
   })().catch(() => undefined);
-  const outcome = await Promise.race([closing, late]).finally(() => clearTimeout(timer));
-  if (outcome === 'late') {
+  if ((await settledWithin(closing, 20_000)) === 'late') {
     console.error('chromium did not close within 20 s: its process is killed');
     await chromiumProcess?.kill();
   }

@@ -151,6 +151,8 @@ export interface EventRow {
   /** The payload's JSON text, as stored: readers pass it on without parsing it. */
   data: string;
   created: string;
+  /** Its JSON cut where links begin, once eventJson has built it (rows of the tail go to several readers). */
+  rendered?: string[];
 }
 
 export interface EventFilter {
@@ -174,6 +176,15 @@ function typeCondition(patterns: readonly string[] | undefined): SQL {
   if (exact.length) parts.push(sql`type = any(${`{${exact.join(',')}}`}::text[])`);
   if (prefixes.length) parts.push(sql`type like any(${`{${prefixes.join(',')}}`}::text[])`);
   return sql.join(parts, sql` or `);
+}
+
+/** Whether `filter` lets `row` through: typeCondition and readLog's `wanted`, for rows already in memory (event-tail.ts). */
+export function wantedBy(filter: EventFilter, row: EventRow): boolean {
+  if (filter.userId !== undefined && row.user_id !== filter.userId) return false;
+  if (filter.campaignId !== undefined && row.campaign_id !== filter.campaignId) return false;
+  const patterns = filter.types;
+  if (!patterns || patterns.length === 0 || patterns.includes('*')) return true;
+  return patterns.some((p) => (p.endsWith('.*') ? row.type.startsWith(p.slice(0, -1)) : row.type === p));
 }
 
 /** Rows of the log a read of readEvents walks at a time (at least). */
@@ -233,7 +244,7 @@ export async function readEvents(db: Db, after: EventCursor, filter: EventFilter
 
 /** An event row as a query returns it (bigints as text; `data` selected as text), typed. */
 export function eventRowOf<T extends EventRow>(r: T): T {
-  return { ...r, id: Number(r.id), txid: Number(r.txid), data: typeof r.data === 'string' ? r.data : JSON.stringify(r.data) };
+  return { ...r, id: Number(r.id), txid: Number(r.txid), data: typeof r.data === 'string' ? r.data : JSON.stringify(r.data), rendered: undefined };
 }
 
 /** Where the log ends now (the newest event safe to read): a reader that wants only what comes next starts here. */
@@ -267,26 +278,37 @@ export function cursorOf(id: string): EventCursor | undefined {
  * The event as every reader sees it, as JSON text: links made absolute with `base` (e.g.
  * http://host:8000). Built from the stored text without parsing it: a webhook or stream sends
  * thousands a second, and parsing and re-serialising each payload was a tenth of their CPU.
+ * Built once a row: the tail's rows (event-tail.ts) go to every live reader, webhooks with
+ * PUBLIC_URL as their base and streams with their request's.
  */
 export function eventJson(row: EventRow, base: string): string {
+  const pieces = (row.rendered ??= template(row));
+  return pieces.length === 1 ? pieces[0] : pieces.join(JSON.stringify(base).slice(1, -1));
+}
+
+/**
+ * The event's JSON cut just inside the opening quote of every string value that starts with
+ * /rest-api/: joined with a base URL, the event for that base. A string token opens with a quote
+ * that no backslash escapes (inside a string a quote is \"); one followed by a colon is a key,
+ * left alone.
+ */
+function template(row: EventRow): string[] {
   const head = JSON.stringify({ id: eventId(row), type: row.type, created: new Date(row.created).toISOString() });
-  return `${head.slice(0, -1)},"data":${absoluteLinks(row.data, base)}}`;
+  const json = `${head.slice(0, -1)},"data":${row.data}}`;
+  const pieces: string[] = [];
+  let from = 0;
+  for (const link of json.matchAll(/(?<!\\)"\/rest-api\/(?:[^"\\]|\\.)*"(\s*:)?/g)) {
+    if (link[1] !== undefined) continue; // a key
+    pieces.push(json.slice(from, link.index + 1));
+    from = link.index + 1;
+  }
+  pieces.push(json.slice(from));
+  return pieces;
 }
 
 /** The event as an object (the JSON page of the log). */
 export function presentEvent(row: EventRow, base: string): { id: string; type: string; created: string; data: unknown } {
   return JSON.parse(eventJson(row, base)) as { id: string; type: string; created: string; data: unknown };
-}
-
-/**
- * Every string value of the JSON text `json` that starts with /rest-api/, prefixed with `base`.
- * A string token opens with a quote that no backslash escapes (inside a string a quote is \");
- * one followed by a colon is a key, left alone.
- */
-function absoluteLinks(json: string, base: string): string {
-  return json.replace(/(?<!\\)"(\/rest-api\/(?:[^"\\]|\\.)*)"(\s*:)?/g, (whole, link: string, colon?: string) =>
-    colon ? whole : `"${JSON.stringify(base).slice(1, -1)}${link}"`,
-  );
 }
 
 /** Deletes events older than `days` (EVENT_RETENTION_DAYS); returns how many. */

@@ -10,8 +10,8 @@
  * 1. first the deliveries waiting for a retry (or asked again by redeliver), oldest first; one
  *    that is not due yet holds everything behind it, so a receiver gets a webhook's events in order;
  * 2. then the events after the webhook's cursor that it may see (its owner's, or all for an
- *    admin's) and wants (its `events` patterns), read from the log (src/campaign/events.ts) a
- *    batch at a time.
+ *    admin's) and wants (its `events` patterns), a batch at a time, from the process's tail of
+ *    the log (src/campaign/event-tail.ts: read once for every webhook and stream).
  * A batch's outcome is written in one transaction: a delivered row per delivery taken (2xx within
  * DELIVERY_TIMEOUT_MS), each failed one as pending with its backoff (exponential, with jitter),
  * and the cursor moved past them. At least once: a process killed before that write leaves the
@@ -22,7 +22,8 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventId, eventJson, type EventCursor, eventRowOf, pruneEvents, readLog } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventId, eventJson, type EventCursor, eventRowOf, pruneEvents } from '../campaign/events.ts';
+import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
@@ -214,7 +215,7 @@ export class WebhookDispatcher {
     const filter = { userId: hook.is_admin ? undefined : hook.user_id, types: patterns };
     for (;;) {
       const after = { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) };
-      const read = await readLog(this.db, after, filter, BATCH);
+      const read = await tailOf(this.db).read(after, filter, BATCH);
       if (this.stopped) return;
       const deliveries = this.deliveries(hook, read.events);
       const sent = hook.ordered ? await this.sendInOrder(hook, deliveries) : await this.sendAtOnce(hook, deliveries);

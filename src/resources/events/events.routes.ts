@@ -6,14 +6,17 @@
  *   `id: <event id>`, `event: <type>`, `data: <JSON>`; a client that reconnects with
  *   `Last-Event-ID` (or `?after=`) gets everything after it, in order, without gaps; without
  *   either it starts from now. A comment line every HEARTBEAT_MS keeps proxies from closing it.
- *   New events wake the stream through LISTEN/NOTIFY (one listener per process, shared).
+ *   New events wake the stream through LISTEN/NOTIFY (one listener per process, shared); it
+ *   reads them from the process's tail of the log (campaign/event-tail.ts), shared with the
+ *   other streams and the webhooks.
  * - `?format=json&after=<id>`: a page of the same log for pollers, `{"next": url|null,
  *   "results": [...]}`, oldest first (`limit`, default 100, at most 1000).
  * Filters for both: `types` (comma-separated types or patterns such as `call.*`) and
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventId, eventJson, presentEvent, readEvents, readLog, START } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventId, eventJson, presentEvent, readEvents, START } from '../../campaign/events.ts';
+import { tailOf } from '../../campaign/event-tail.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
@@ -144,7 +147,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
         again = false;
         for (;;) {
           // A window of the log at a time, the payloads of only what this client may see and wants.
-          const read = await readLog(database.db, cursor, filter, STREAM_BATCH);
+          const read = await tailOf(database.db).read(cursor, filter, STREAM_BATCH);
           if (closed) break;
           cursor = read.end;
           if (read.events.length) {

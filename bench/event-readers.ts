@@ -6,8 +6,8 @@
  * what those leave, so the engine's figure is the dialer's own cost of delivering. Their CPU is
  * still printed with the rest.
  *
- * Messages from the parent: { secret } once the webhook is made, { stream: { url, auth } } to
- * open the stream, { endStream: true }, { report: true } to get what each reader got (Report),
+ * Messages from the parent: { secret } once the webhook is made, { stream: { url, auth, count } }
+ * to open `count` streams (their report is the slowest's), { endStream: true }, { report: true } to get what each reader got (Report),
  * { close: true }.
  * It sends { url } (the receiver's) when ready, and { report } when asked.
  */
@@ -61,7 +61,7 @@ class Tally {
 }
 
 const hook = new Tally();
-const live = new Tally();
+const lives: Tally[] = [];
 let secret = '';
 let badSignatures = 0;
 let deliveries = 0;
@@ -85,10 +85,26 @@ const receiver = http.createServer((req, res) => {
 });
 receiver.keepAliveTimeout = 60_000;
 
-let closeStream = () => undefined as void;
+const closers: (() => void)[] = [];
+
+/** What the streams got: the slowest's count and lags (each stream is tallied on its own). */
+function liveReport(): ReaderReport {
+  const all = lives.map((t) => t.report());
+  if (all.length === 0) return new Tally().report();
+  return {
+    seen: Math.min(...all.map((r) => r.seen)),
+    duplicates: all.reduce((n, r) => n + r.duplicates, 0),
+    first: Math.min(...all.map((r) => r.first)),
+    last: Math.max(...all.map((r) => r.last)),
+    p50: Math.max(...all.map((r) => r.p50)),
+    p99: Math.max(...all.map((r) => r.p99)),
+  };
+}
 
 /** Reads /rest-api/events/ from now on. */
 function openStream(url: string, auth: string): void {
+  const live = new Tally();
+  lives.push(live);
   const req = http.get(url, { headers: { authorization: auth, accept: 'text/event-stream' } }, (res) => {
     res.setEncoding('utf8');
     let buffer = '';
@@ -108,18 +124,19 @@ function openStream(url: string, auth: string): void {
     });
   });
   req.on('error', () => undefined);
-  closeStream = () => req.destroy();
+  closers.push(() => req.destroy());
 }
 
-type Message = { secret?: string; stream?: { url: string; auth: string }; endStream?: true; report?: true; close?: true };
+type Message = { secret?: string; stream?: { url: string; auth: string; count: number }; endStream?: true; report?: true; close?: true };
+const closeStreams = () => closers.splice(0).forEach((close) => close());
 
 process.on('message', (message: Message) => {
   if (message.secret !== undefined) secret = message.secret;
-  if (message.stream) openStream(message.stream.url, message.stream.auth);
-  if (message.endStream) closeStream();
-  if (message.report) process.send?.({ report: { hook: hook.report(), live: live.report(), badSignatures, deliveries } satisfies Report });
+  if (message.stream) for (let i = 0; i < message.stream.count; i++) openStream(message.stream.url, message.stream.auth);
+  if (message.endStream) closeStreams();
+  if (message.report) process.send?.({ report: { hook: hook.report(), live: liveReport(), badSignatures, deliveries } satisfies Report });
   if (message.close) {
-    closeStream();
+    closeStreams();
     receiver.close();
     process.disconnect();
   }

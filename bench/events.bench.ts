@@ -11,7 +11,8 @@
  * log on and not read, log on and read, log off again; the baseline is the mean of the two off
  * runs (the first campaign of a run is the slowest, the last runs on the largest tables). Prints
  * each run's CPU seconds by process. BENCH_BATCH_SIZE (default 100) is the webhook's
- * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one.
+ * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one,
+ * BENCH_STREAMS (default 1) opens that many streams.
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below the baseline's.
  */
@@ -32,6 +33,8 @@ const batchSize = Number(process.env.BENCH_BATCH_SIZE ?? 100);
 const readers = (process.env.BENCH_READERS ?? 'webhook,stream').split(',');
 const withWebhook = readers.includes('webhook');
 const withStream = readers.includes('stream');
+/** How many stream clients (BENCH_STREAMS, default 1): consoles left open on the live page, say. */
+const streams = Number(process.env.BENCH_STREAMS ?? 1);
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
           webhookId = made.id;
           integrator.send({ secret: made.secret });
         }
-        if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth } });
+        if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
         [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       };
       const withEvents = await measure('720', 'benchon', 'on', readersOn);
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
           `${got.badSignatures} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
       );
       console.log(
-        `stream:  ${fmt(live.seen)} of ${fmt(expected)} received, ${fmt(rate(live))} events/s, lag p50 ${fmt(live.p50)} ms, p99 ${fmt(live.p99)} ms`,
+        `stream${streams > 1 ? `s (${streams}, the slowest)` : ''}:  ${fmt(live.seen)} of ${fmt(expected)} received, ${fmt(rate(live))} events/s, lag p50 ${fmt(live.p50)} ms, p99 ${fmt(live.p99)} ms`,
       );
       console.log(
         `engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log read by ${readers.join(' and ')} than the mean of the two runs with it off (target ≤ 10 %); ` +

@@ -7,9 +7,9 @@
  *
  * The tail keeps the rows of the log between two positions, (start, end], all of them, in the
  * log's order (txid, id). A reader whose position lies in that range is answered from memory,
- * filtered here as readLog filters in SQL (wantedBy). One at the end makes the tail read the
- * next window from the database (readLog, so only rows already safe to read: nothing can appear
- * behind `end` later), shared by every reader waiting there. The range only grows at its end and
+ * filtered as readLog filters (wantedBy). One at the end makes the tail read the next window
+ * from the database (readLog, so only rows already safe to read: nothing can appear behind
+ * `end` later), shared by every reader waiting there. The range only grows at its end and
  * is cut at its start beyond maxRows, so it never has a hole. A reader behind `start` (a stream
  * resumed from an old Last-Event-ID, a webhook back from a failure) reads the database itself
  * until it reaches the range; one ahead of `end` (a webhook another process sent for until now)

@@ -168,17 +168,7 @@ export function badEventPattern(patterns: readonly string[]): string | undefined
   return patterns.find((p) => p !== '*' && !eventTypes.includes(p) && !(p.endsWith('.*') && eventTypes.some((t) => t.startsWith(p.slice(0, -1)))));
 }
 
-function typeCondition(patterns: readonly string[] | undefined): SQL {
-  if (!patterns || patterns.length === 0 || patterns.includes('*')) return sql`true`;
-  const exact = patterns.filter((p) => !p.endsWith('.*'));
-  const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => `${p.slice(0, -1)}%`);
-  const parts: SQL[] = [];
-  if (exact.length) parts.push(sql`type = any(${`{${exact.join(',')}}`}::text[])`);
-  if (prefixes.length) parts.push(sql`type like any(${`{${prefixes.join(',')}}`}::text[])`);
-  return sql.join(parts, sql` or `);
-}
-
-/** Whether `filter` lets `row` through: typeCondition and readLog's `wanted`, for rows already in memory (event-tail.ts). */
+/** Whether `filter` lets `row` through: every reader's one filter (readLog's, and the tail's for rows in memory). */
 export function wantedBy(filter: EventFilter, row: EventRow): boolean {
   if (filter.userId !== undefined && row.user_id !== filter.userId) return false;
   if (filter.campaignId !== undefined && row.campaign_id !== filter.campaignId) return false;
@@ -202,7 +192,7 @@ export interface LogRead {
 
 /**
  * The next `window` rows of the log after `after`, in commit order, only those already safe to
- * read, with the payloads of those `filter` lets through. The filter is applied to the rows
+ * read; the events among them that `filter` lets through. The filter is applied to the rows
  * read, not used to find them: the read always walks (txid, id) in order and stops after
  * `window` rows, so its cost is bounded whatever the filter. (Filtered in its WHERE clause, a
  * reader of one owner's events got a plan that sorted everything after its cursor: on a table
@@ -210,12 +200,9 @@ export interface LogRead {
  * up with the engine cost PostgreSQL ~80 ms.)
  */
 export async function readLog(db: Db, after: EventCursor, filter: EventFilter, window: number): Promise<LogRead> {
-  const wanted = sql`(${typeCondition(filter.types)})
-    ${filter.userId === undefined ? sql`` : sql`and user_id = ${filter.userId}`}
-    ${filter.campaignId === undefined ? sql`` : sql`and campaign_id = ${filter.campaignId}`}`;
-  const rows = await queryRows<Omit<EventRow, 'data'> & { data: string | null }>(
+  const rows = await queryRows<EventRow>(
     db,
-    sql`select id, txid, type, user_id, campaign_id, case when ${wanted} then data::text end as data, created
+    sql`select id, txid, type, user_id, campaign_id, data::text as data, created
         from ${events}
         where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
           and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
@@ -224,7 +211,7 @@ export async function readLog(db: Db, after: EventCursor, filter: EventFilter, w
   );
   const last = rows.at(-1);
   return {
-    events: rows.filter((r): r is EventRow => r.data !== null).map(eventRowOf),
+    events: rows.map(eventRowOf).filter((row) => wantedBy(filter, row)),
     end: last ? { txid: Number(last.txid), id: Number(last.id) } : after,
     full: rows.length === window,
   };

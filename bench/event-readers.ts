@@ -7,8 +7,8 @@
  * still printed with the rest.
  *
  * Messages from the parent: { secret } once the webhook is made, { stream: { url, auth, count } }
- * to open `count` streams (their report is the slowest's), { endStream: true }, { report: true } to get what each reader got (Report),
- * { close: true }.
+ * to open `count` streams (their report is the slowest's), { endStream: true }, { report: true }
+ * to get what each reader got (Report), { close: true }.
  * It sends { url } (the receiver's) when ready, and { report } when asked.
  */
 import http from 'node:http';

@@ -65,7 +65,6 @@ function follow(tail: EventTail, from: EventCursor, filter: EventFilter, window:
     await drain();
   })();
   return {
-    seen,
     stop: async () => {
       stopping = true;
       await done;

@@ -11,12 +11,13 @@
  * log on and not read, log on and read, log off again; the baseline is the mean of the two off
  * runs (the first campaign of a run is the slowest, the last runs on the largest tables). Prints
  * each run's CPU seconds by process. BENCH_BATCH_SIZE (default 100) is the webhook's
- * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one,
- * BENCH_STREAMS (default 1) opens that many streams.
+ * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one
+ * (none: neither), BENCH_STREAMS (default 1) opens that many streams, BENCH_BURN=<cores> spins
+ * that much CPU beside the engine during the measured run (a yardstick: see below).
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below the baseline's.
  */
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
@@ -35,6 +36,21 @@ const withWebhook = readers.includes('webhook');
 const withStream = readers.includes('stream');
 /** How many stream clients (BENCH_STREAMS, default 1): consoles left open on the live page, say. */
 const streams = Number(process.env.BENCH_STREAMS ?? 1);
+/**
+ * BENCH_BURN=<cores> (e.g. 0.25): during the measured run, a process at normal priority that only
+ * spins, that share of one core, in 10 ms slices. With BENCH_READERS=none it measures what that much
+ * CPU spent beside the engine costs it on this machine, whatever spends it: the yardstick for the
+ * readers' cost.
+ */
+const burn = Number(process.env.BENCH_BURN ?? 0);
+
+/** Starts the burner (BENCH_BURN); returns its stop. */
+function startBurner(cores: number): () => void {
+  const busyMs = Math.min(cores, 1) * 10;
+  const code = `const {performance}=require('node:perf_hooks');const slice=()=>{const t=performance.now();while(performance.now()-t<${busyMs});setTimeout(slice,${10 - busyMs})};slice();`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+  return () => child.kill();
+}
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
@@ -111,6 +127,7 @@ async function main(): Promise<void> {
       // The log on, read by a webhook for every event and a stream client, attached before the start.
       let webhookId = 0;
       let before = { n: 0 };
+      let stopBurner = () => undefined as void;
       const readersOn = async () => {
         if (withWebhook) {
           const created = await fetch(`${server.base}/rest-api/webhook/`, {
@@ -124,9 +141,11 @@ async function main(): Promise<void> {
           integrator.send({ secret: made.secret });
         }
         if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
+        if (burn > 0) stopBurner = startBurner(burn);
         [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       };
       const withEvents = await measure('720', 'benchon', 'on', readersOn);
+      stopBurner();
       const endedAt = Date.now();
       const [after] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
       const expected = after.n - before.n;

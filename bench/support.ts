@@ -256,12 +256,24 @@ export function cpuSplit(processes: Record<string, number>): () => string {
     };
   };
   const before = read();
+  const machineBefore = machineTicks();
   return () => {
     const after = read();
-    return Object.entries(after)
-      .map(([name, seconds]) => `${name} ${fmt(seconds - (before as Record<string, number>)[name], 1)} s`)
-      .join(', ');
+    const machine = machineTicks();
+    const busy = (machine.busy - machineBefore.busy) / Math.max(1, machine.all - machineBefore.all);
+    return (
+      Object.entries(after)
+        .map(([name, seconds]) => `${name} ${fmt(seconds - (before as Record<string, number>)[name], 1)} s`)
+        .join(', ') + `; the machine ${fmt(busy * os.cpus().length, 2)} of ${os.cpus().length} cores busy`
+    );
   };
+}
+
+/** The machine's CPU time so far, in clock ticks (/proc/stat): all of it, and the part not idle or waiting for I/O. */
+function machineTicks(): { all: number; busy: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const all = fields.reduce((a, b) => a + b, 0);
+  return { all, busy: all - fields[3] - fields[4] };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

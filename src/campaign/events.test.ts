@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { type EventRow, eventJson } from './events.ts';
+import fc from 'fast-check';
+import { type EventRow, eventJson, isoTime } from './events.ts';
 
 const row = (data: unknown): EventRow => ({
   id: 7,
@@ -40,4 +41,50 @@ test('eventJson makes every link value absolute, at any depth, and nothing else'
 test('eventJson reads the text PostgreSQL keeps for json (spaces around the colons)', () => {
   const stored = { ...row({}), data: '{"campaign" : "/rest-api/campaigns/3/", "n" : 1}' };
   assert.deepEqual(JSON.parse(eventJson(stored, 'https://dialer.example')).data, { campaign: 'https://dialer.example/rest-api/campaigns/3/', n: 1 });
+});
+
+/** What eventJson promises for `value`: every string value (not key) that starts with /rest-api/ gets `base` in front. */
+function absolute(value: unknown, base: string): unknown {
+  if (typeof value === 'string') return value.startsWith('/rest-api/') ? base + value : value;
+  if (Array.isArray(value)) return value.map((v) => absolute(v, base));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, absolute(v, base)]));
+  return value;
+}
+
+test('eventJson, for any payload: links made absolute, keys and every other string unchanged, whatever the spacing', () => {
+  // Strings built from the pieces that matter: the link prefix, quotes, backslashes, colons.
+  const piece = fc.constantFrom('/rest-api/', '/rest-api/campaigns/3/', '"', '\\', '\\"', ':', ' ', 'a', 'é', '\n', '"/rest-api/x/"');
+  const text = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join(''));
+  const payload = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.constant(null), fc.boolean(), tie('list'), tie('object')),
+    list: fc.array(tie('value'), { maxLength: 4 }),
+    object: fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+  })).object;
+  const base = fc.constantFrom('http://h:8000', 'https://dialer.example', 'http://x/"q"\\');
+  fc.assert(
+    fc.property(payload, base, fc.boolean(), (data, at, spaced) => {
+      // PostgreSQL's json text keeps the spacing it was given, its jsonb text puts one after each colon and comma.
+      const stored = spaced ? JSON.stringify(data, null, 1).replace(/\n\s*/g, ' ') : JSON.stringify(data);
+      const event = JSON.parse(eventJson({ ...row({}), data: stored }, at)) as { data: unknown };
+      assert.deepEqual(event.data, absolute(data, at));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('isoTime writes what Date#toISOString writes, for PostgreSQL\'s text in a UTC session and for other forms', () => {
+  const instant = fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+  fc.assert(
+    fc.property(instant, fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 6 }), (at, micros, digits) => {
+      // As PostgreSQL prints it: no fraction, or up to six digits (trailing zeros dropped).
+      const iso = at.toISOString();
+      const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.slice(0, digits).replace(/0+$/, '');
+      const pg = `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction ? `.${fraction}` : ''}+00`;
+      assert.equal(isoTime(pg), new Date(pg).toISOString());
+      assert.equal(isoTime(iso), iso);
+      assert.equal(isoTime(at), iso);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(isoTime('2026-11-27 23:51:32.683972+01'), '2026-11-27T22:51:32.683Z', 'another zone: through Date');
 });

@@ -15,7 +15,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventId, eventJson, presentEvent, readEvents, START } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, presentEvent, readEvents, sentEvent, START } from '../../campaign/events.ts';
 import { tailOf } from '../../campaign/event-tail.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
@@ -151,7 +151,12 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
           if (closed) break;
           cursor = read.end;
           if (read.events.length) {
-            const text = read.events.map((row) => `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}\n\n`).join('');
+            const text = read.events
+              .map((row) => {
+                const event = sentEvent(row, base);
+                return `id: ${event.id}\nevent: ${row.type}\ndata: ${event.json}\n\n`;
+              })
+              .join('');
             // As bytes: a string is measured for its chunk's length, then encoded again to be sent.
             if (!out.write(Buffer.from(text))) await new Promise((resolve) => out.once('drain', resolve));
           }

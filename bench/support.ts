@@ -66,11 +66,14 @@ export function readRssMb(pid: number): number {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
+/** Clock ticks a second in /proc (USER_HZ: 100 on Linux). */
+const CLOCK_TICKS = 100;
+
 export function cpuSeconds(pid: number): number {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -260,20 +263,25 @@ export function cpuSplit(processes: Record<string, number>): () => string {
   return () => {
     const after = read();
     const machine = machineTicks();
-    const busy = (machine.busy - machineBefore.busy) / Math.max(1, machine.all - machineBefore.all);
+    const cores = os.cpus().length;
+    const wall = (machine.all - machineBefore.all) / machine.hz / cores;
+    const busy = (machine.busy - machineBefore.busy) / machine.hz;
+    const spent = Object.entries(after).map(([name, seconds]) => [name, seconds - (before as Record<string, number>)[name]] as const);
+    const others = busy - spent.reduce((sum, [, seconds]) => sum + seconds, 0);
+    // What no process named here spent (the kernel's threads, anything else on the machine) tells a
+    // run disturbed from outside: a few hundredths of a core in a quiet one.
     return (
-      Object.entries(after)
-        .map(([name, seconds]) => `${name} ${fmt(seconds - (before as Record<string, number>)[name], 1)} s`)
-        .join(', ') + `; the machine ${fmt(busy * os.cpus().length, 2)} of ${os.cpus().length} cores busy`
+      spent.map(([name, seconds]) => `${name} ${fmt(seconds, 1)} s`).join(', ') +
+      `; the machine ${fmt(busy / wall, 2)} of ${cores} cores busy, ${fmt(Math.max(0, others) / wall, 2)} of them by nothing named here`
     );
   };
 }
 
-/** The machine's CPU time so far, in clock ticks (/proc/stat): all of it, and the part not idle or waiting for I/O. */
-function machineTicks(): { all: number; busy: number } {
+/** The machine's CPU time so far, in clock ticks (/proc/stat; `hz` of them a second): all of it, and the part not idle or waiting for I/O. */
+function machineTicks(): { all: number; busy: number; hz: number } {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
   const all = fields.reduce((a, b) => a + b, 0);
-  return { all, busy: all - fields[3] - fields[4] };
+  return { all, busy: all - fields[3] - fields[4], hz: CLOCK_TICKS };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -65,10 +65,10 @@ export function readRssMb(pid: number): number {
   }
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
 /** Clock ticks a second in /proc (USER_HZ: 100 on Linux). */
 const CLOCK_TICKS = 100;
 
+/** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
 export function cpuSeconds(pid: number): number {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
@@ -264,8 +264,8 @@ export function cpuSplit(processes: Record<string, number>): () => string {
     const after = read();
     const machine = machineTicks();
     const cores = os.cpus().length;
-    const wall = (machine.all - machineBefore.all) / machine.hz / cores;
-    const busy = (machine.busy - machineBefore.busy) / machine.hz;
+    const wall = (machine.all - machineBefore.all) / CLOCK_TICKS / cores;
+    const busy = (machine.busy - machineBefore.busy) / CLOCK_TICKS;
     const spent = Object.entries(after).map(([name, seconds]) => [name, seconds - (before as Record<string, number>)[name]] as const);
     const others = busy - spent.reduce((sum, [, seconds]) => sum + seconds, 0);
     // What no process named here spent (the kernel's threads, anything else on the machine) tells a
@@ -277,11 +277,11 @@ export function cpuSplit(processes: Record<string, number>): () => string {
   };
 }
 
-/** The machine's CPU time so far, in clock ticks (/proc/stat; `hz` of them a second): all of it, and the part not idle or waiting for I/O. */
-function machineTicks(): { all: number; busy: number; hz: number } {
+/** The machine's CPU time so far, in clock ticks (/proc/stat): all of it, and the part not idle or waiting for I/O. */
+function machineTicks(): { all: number; busy: number } {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
   const all = fields.reduce((a, b) => a + b, 0);
-  return { all, busy: all - fields[3] - fields[4], hz: CLOCK_TICKS };
+  return { all, busy: all - fields[3] - fields[4] };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

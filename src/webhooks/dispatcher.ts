@@ -22,7 +22,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventId, eventJson, type EventCursor, eventRowOf, pruneEvents } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, eventJson, type EventCursor, eventRowOf, pruneEvents, sentEvent } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
@@ -350,8 +350,9 @@ export class WebhookDispatcher {
     const { publicUrl } = this.options;
     const array = hook.batch_size > 1 || events.length > 1;
     // Encoded once: the signature and the request read the same bytes.
-    const body = Buffer.from(array ? `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]` : eventJson(events[0], publicUrl));
-    const which: Record<string, string> = array ? { [EVENT_COUNT_HEADER]: String(events.length) } : { [EVENT_ID_HEADER]: eventId(events[0]) };
+    const single = array ? undefined : sentEvent(events[0], publicUrl);
+    const body = Buffer.from(single ? single.json : `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]`);
+    const which: Record<string, string> = single ? { [EVENT_ID_HEADER]: single.id } : { [EVENT_COUNT_HEADER]: String(events.length) };
     const started = Date.now();
     let status: number | null = null;
     let excerpt: string | null = null;

@@ -10,7 +10,7 @@ import { type Database, openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { conflict } from '../src/http/errors.ts';
 import { makeUser, unique } from './factories.ts';
-import { call, dbLabel, freshPostgresDatabase, idOf, onPostgres, testApp, testConfig } from './helpers.ts';
+import { call, dbLabel, freshPostgresDatabase, idOf, onPostgres, testApp, testConfig, testLogger } from './helpers.ts';
 
 const t = await testApp();
 const admin = await makeUser(t.database.db, { admin: true });
@@ -250,7 +250,7 @@ describe(`error bodies (${dbLabel})`, () => {
   test('with the database gone, a request answers 500 with no stack, and /healthz 503', async () => {
     const database = await closableDatabase();
     await migrate(database);
-    const app = await buildApp({ logger: false, database, config: testConfig() });
+    const app = await buildApp({ logger: testLogger, database, config: testConfig() });
     after(() => app.close());
     const user = await makeUser(database.db);
     assert.equal((await call(app, user.auth, 'GET', '/rest-api/phonebook/')).statusCode, 200);
@@ -263,7 +263,7 @@ describe(`error bodies (${dbLabel})`, () => {
   });
 
   test('the error handler hides thrown errors and maps conflicts and constraint codes', async () => {
-    const app = await buildApp({ logger: false, database: t.database, config: testConfig() });
+    const app = await buildApp({ logger: testLogger, database: t.database, config: testConfig() });
     after(() => app.close());
     app.get('/boom', async () => {
       throw new Error('secret detail at /srv/app.ts:12');

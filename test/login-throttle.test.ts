@@ -14,7 +14,7 @@ import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import type { ThrottleOptions } from '../src/http/login-throttle.ts';
 import { createToken } from '../src/resources/users/users.service.ts';
 import { makeUser, type TestUser, unique } from './factories.ts';
-import { basic, dbLabel, onPostgres, testConfig, testDatabase } from './helpers.ts';
+import { basic, dbLabel, onPostgres, testConfig, testDatabase, testLogger } from './helpers.ts';
 
 const database = await testDatabase();
 let clock = Date.now();
@@ -27,7 +27,7 @@ const small: ThrottleOptions = {
 
 /** An app on `db` with these limits and the test clock; closed after the file unless closed before. */
 async function appOn(db: Database, throttle: ThrottleOptions = small): Promise<FastifyInstance> {
-  const app = await buildApp({ logger: false, database: db, config: testConfig(), auth: { throttle, now: () => clock } });
+  const app = await buildApp({ logger: testLogger, database: db, config: testConfig(), auth: { throttle, now: () => clock } });
   after(() => app.close());
   return app;
 }

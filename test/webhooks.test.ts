@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
 import { queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
-import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase } from './helpers.ts';
+import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase, testLogger } from './helpers.ts';
 
 // Registered before the database's own after hook (they run in order): the dispatcher and the
 // app, which LISTEN on the database, stop before it closes.
@@ -25,7 +25,7 @@ after(async () => {
 });
 const database = await testDatabase();
 const config = testConfig({ webhookAllowPrivate: true });
-const app = await buildApp({ logger: false, database, config });
+const app = await buildApp({ logger: testLogger, database, config });
 stops.push(() => app.close());
 const { db } = database;
 const alice = await makeUser(db);
@@ -321,7 +321,7 @@ describe(`a webhook that keeps failing, and the log's retention (${dbLabel})`, (
 
 describe(`webhook URLs are checked against SSRF (${dbLabel})`, () => {
   test('loopback, metadata, private and names resolving to loopback are refused unless allowed', async () => {
-    const guarded = await buildApp({ logger: false, database, config: testConfig({ webhookAllowPrivate: false }) });
+    const guarded = await buildApp({ logger: testLogger, database, config: testConfig({ webhookAllowPrivate: false }) });
     after(() => guarded.close());
     for (const url of ['http://127.0.0.1:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://10.1.2.3/', 'http://[::1]/', 'http://localhost/hook']) {
       const res = await call(guarded, alice.auth, 'POST', '/rest-api/webhook/', { url });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { buildApp } from '../app.ts';
-import { call, dbLabel, logCaughtUp, testConfig, testDatabase } from '../../test/helpers.ts';
+import { call, dbLabel, logCaughtUp, testConfig, testDatabase, testLogger } from '../../test/helpers.ts';
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, campaigns, SmsSubscriberStatus, SubscriberStatus, users } from '../db/schema.ts';
 import type { SmsEvents, SmsSubmit, SubmitResult } from '../drivers/sms/driver.ts';
@@ -15,7 +15,7 @@ import { ScriptedSmsDriver, smsPass, smsScenario } from './sms/sms.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;
-const app = await buildApp({ logger: false, database, config: testConfig() });
+const app = await buildApp({ logger: testLogger, database, config: testConfig() });
 after(() => app.close());
 
 interface Event {

@@ -9,12 +9,12 @@ import { eq } from 'drizzle-orm';
 import { buildApp } from '../app.ts';
 import { CampaignStatus, SubscriberStatus, campaigns, subscribers } from '../db/schema.ts';
 import { makeUser } from '../../test/factories.ts';
-import { call, dbLabel, logCaughtUp, testConfig, testDatabase } from '../../test/helpers.ts';
+import { call, dbLabel, logCaughtUp, testConfig, testDatabase, testLogger } from '../../test/helpers.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 
 const database = await testDatabase();
 const db = database.db;
-const app = await buildApp({ logger: false, database, config: testConfig() });
+const app = await buildApp({ logger: testLogger, database, config: testConfig() });
 after(() => app.close());
 
 const rows = (campaignId: number) => db.select().from(subscribers).where(eq(subscribers.campaign_id, campaignId)).orderBy(subscribers.id);

@@ -6,7 +6,8 @@
  * what those leave, so the engine's figure is the dialer's own cost of delivering. Their CPU is
  * still printed with the rest.
  *
- * Messages from the parent: { secret } once the webhook is made, { stream: { url, auth, count } }
+ * Messages from the parent: { reset: true } to start counting again (a new campaign, a new
+ * webhook), { secret } once the webhook is made, { stream: { url, auth, count } }
  * to open `count` streams (their report is the slowest's), { endStream: true }, { report: true }
  * to get what each reader got (Report), { close: true }.
  * It sends { url } (the receiver's) when ready, and { report } when asked.
@@ -78,7 +79,7 @@ class Tally {
   }
 }
 
-const hook = new Tally();
+let hook = new Tally();
 const lives: Tally[] = [];
 let secret = '';
 let badSignatures = 0;
@@ -140,10 +141,16 @@ function openStream(url: string, auth: string): void {
   closers.push(() => req.destroy());
 }
 
-type Message = { secret?: string; stream?: { url: string; auth: string; count: number }; endStream?: true; report?: true; close?: true };
+type Message = { reset?: true; secret?: string; stream?: { url: string; auth: string; count: number }; endStream?: true; report?: true; close?: true };
 const closeStreams = () => closers.splice(0).forEach((close) => close());
 
 process.on('message', (message: Message) => {
+  if (message.reset) {
+    closeStreams();
+    hook = new Tally();
+    lives.length = 0;
+    deliveries = 0;
+  }
   if (message.secret !== undefined) secret = message.secret;
   if (message.stream) for (let i = 0; i < message.stream.count; i++) openStream(message.stream.url, message.stream.auth);
   if (message.endStream) closeStreams();

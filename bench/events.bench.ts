@@ -7,15 +7,18 @@
  * integrator's process (bench/event-readers.ts) at the lowest priority. Prints the
  * events/s delivered to each, the delivery lag (receipt − the event's `created`) p50 and p99,
  * and the engine's calls/s against the same campaign with the event log off (dialer.events =
- * 'off': no event written, nothing to deliver). Four campaigns, each by a new engine: log off,
- * log on and not read, log on and read, log off again; the baseline is the mean of the two off
- * runs (the first campaign of a run is the slowest, the last runs on the largest tables). Prints
+ * 'off': no event written, nothing to deliver). After a warm-up campaign, BENCH_ROUNDS (default 3)
+ * rounds of three campaigns, each by a new engine: log off, log on and not read, log on and read
+ * (by a new webhook and new streams), in an order that turns each round. A single run of each
+ * differed by up to 12 % from the same run again on these shared machines, more than what is
+ * measured; so each round's runs are compared with each other (alike in tables and in the
+ * machine's mood) and the slowdown printed is the median of the rounds'. Prints
  * each run's CPU seconds by process. BENCH_BATCH_SIZE (default 100) is the webhook's
  * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one
  * (none: neither), BENCH_STREAMS (default 1) opens that many streams, BENCH_BURN=<cores> spins
- * that much CPU beside the engine during the measured run (a yardstick: see below).
+ * that much CPU beside the engine during each read run (a yardstick: see below).
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
- * most 10 % below the baseline's.
+ * most 10 % below those with the log off (the median of the rounds).
  */
 import { fork, spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
@@ -26,6 +29,8 @@ import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, 
 import { backends, cli, cpuSplit, fmt, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
+/** Rounds of three campaigns (log off, on and not read, on and read; BENCH_ROUNDS, default 3). */
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The webhook's `ordered` (BENCH_ORDERED=true: one delivery at a time; default false: up to 16 at a time). */
 const ordered = process.env.BENCH_ORDERED === 'true';
 /** The webhook's `batch_size` (BENCH_BATCH_SIZE; default 100: arrays of up to 100 events; 1: an event a delivery). */
@@ -43,14 +48,26 @@ const streams = Number(process.env.BENCH_STREAMS ?? 1);
  * readers' cost.
  */
 const burn = Number(process.env.BENCH_BURN ?? 0);
+/**
+ * BENCH_BURN_IDLE=true: the burner under SCHED_IDLE (a core's time only when nothing else wants
+ * it). If it still slows the engine, what slows it is the CPU spent beside it, not the scheduler.
+ */
+const burnIdle = process.env.BENCH_BURN_IDLE === 'true';
 /** BENCH_INTEGRATOR=idle: the integrator under SCHED_IDLE rather than only at nice 19. */
 const integratorIdle = process.env.BENCH_INTEGRATOR === 'idle';
+
+/** Puts process `pid` (all its threads) under SCHED_IDLE. */
+function idle(pid: number): void {
+  const chrt = spawnSync('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)], { encoding: 'utf8' });
+  if (chrt.status !== 0) throw new Error(`chrt --idle failed: ${chrt.stderr}`);
+}
 
 /** Starts the burner (BENCH_BURN); returns its stop. */
 function startBurner(cores: number): () => void {
   const busyMs = Math.min(cores, 1) * 10;
   const code = `const {performance}=require('node:perf_hooks');const slice=()=>{const t=performance.now();while(performance.now()-t<${busyMs});setTimeout(slice,${10 - busyMs})};slice();`;
   const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+  if (burnIdle) idle(child.pid as number);
   return () => child.kill();
 }
 
@@ -65,8 +82,7 @@ async function readersProcess(): Promise<{ url: string; pid: number; send: (m: o
   if (integratorIdle) {
     // SCHED_IDLE: it runs only on a core nothing else wants, and gives it up at once to any other
     // task that wakes (nice 19 under the kernel's fair scheduler still takes its turns).
-    const chrt = spawnSync('chrt', ['--all-tasks', '--idle', '--pid', '0', String(child.pid)], { encoding: 'utf8' });
-    if (chrt.status !== 0) throw new Error(`chrt --idle failed: ${chrt.stderr}`);
+    idle(child.pid as number);
   }
   return {
     url,
@@ -86,9 +102,37 @@ async function readersProcess(): Promise<{ url: string; pid: number; send: (m: o
 
 const rate = (r: ReaderReport) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);
 
+/** The three kinds of campaign a round runs, each by a new engine. */
+type Kind = 'off' | 'alone' | 'read';
+const LABEL: Record<Kind, string> = { off: 'event log off', alone: 'event log on, not read', read: 'event log on, read' };
+/**
+ * Their order in each round: each kind comes first, second and third once in three rounds, so
+ * neither the tables growing campaign after campaign nor the machine's moods favour one kind.
+ */
+const ORDERS: Kind[][] = [
+  ['off', 'alone', 'read'],
+  ['read', 'off', 'alone'],
+  ['alone', 'read', 'off'],
+];
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const percents = (values: number[]) => values.map((v) => `${fmt(v, 1)} %`).join(', ');
+
+/** What the readers got in one read campaign. */
+interface Delivered {
+  expected: number;
+  got: Report;
+  /** Seconds from the campaign's end to the webhook's last delivery. */
+  behind: number;
+}
+
 async function main(): Promise<void> {
   console.log(
-    `bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, the webhook ${ordered ? 'ordered' : 'not ordered'}, batch_size ${batchSize}; node ${process.version}`,
+    `bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, ${rounds} round${rounds === 1 ? '' : 's'}, the webhook ${ordered ? 'ordered' : 'not ordered'}, batch_size ${batchSize}; node ${process.version}`,
   );
   const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
   if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
@@ -103,12 +147,16 @@ async function main(): Promise<void> {
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
       );
-    /** One campaign of `calls` subscribers run to its end by a new engine; its pace and where the CPU went. */
-    const measure = async (prefix: string, name: string, log: 'on' | 'off', before?: () => Promise<void>, size = calls) => {
+    const api = (method: string, path: string, body: object) =>
+      fetch(`${server.base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ownEvents = async () => (await one<{ n: number }>(db, sql`select count(*)::int as n from events where user_id = ${f.userId}`)).n;
+    let campaigns = 0;
+    /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
+    const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<void>, size = calls) => {
       // The engine's connections read the setting when they open: set before it starts.
       await db.db.execute(sql.raw(log === 'off' ? `alter database "${dbName}" set dialer.events = 'off'` : `alter database "${dbName}" reset dialer.events`));
       const engine = await startEngine();
-      const book = await phonebook(db, f, prefix, size);
+      const book = await phonebook(db, f, String(705 + 5 * campaigns++), size);
       const id = await campaign(db, f, book, name, 10_000_000);
       await before?.();
       const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid });
@@ -124,29 +172,19 @@ async function main(): Promise<void> {
       console.log(`${what}: ${fmt(run.size)} calls in ${fmt(run.seconds, 1)} s, ${fmt(run.sustained)} calls/s sustained`);
       console.log(`  CPU over the campaign: ${run.split}${note}`);
     };
-    try {
-      // A campaign not measured first: the first of a run was always the slowest, by up to 25 %
-      // (cold caches, a database without statistics), whatever it measured, and as the first
-      // baseline it made every slowdown look smaller. Then off, on not read, on read, off: the
-      // last runs on the largest tables; the baseline is the mean of the two off.
-      const warm = await measure('705', 'benchwarm', 'off', undefined, Math.ceil(calls / 4));
-      show('warm-up, event log off, not measured', warm);
-      const off1 = await measure('710', 'benchoff1', 'off');
-      show('event log off (1)', off1);
-      const alone = await measure('715', 'benchlog', 'on');
-      show('event log on, not read', alone);
 
-      // The log on, read by a webhook for every event and a stream client, attached before the start.
+    /**
+     * A campaign read by a new webhook (it starts at the log's end) and new streams, attached
+     * before the start; waits until they have every event it wrote, then detaches them.
+     */
+    const readCampaign = async (name: string) => {
       let webhookId = 0;
-      let before = { n: 0 };
+      let before = 0;
       let stopBurner = () => undefined as void;
-      const readersOn = async () => {
+      const attach = async () => {
+        integrator.send({ reset: true });
         if (withWebhook) {
-          const created = await fetch(`${server.base}/rest-api/webhook/`, {
-            method: 'POST',
-            headers: { authorization: auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize }),
-          });
+          const created = await api('POST', '/rest-api/webhook/', { url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize });
           if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
           const made = (await created.json()) as { secret: string; id: number };
           webhookId = made.id;
@@ -154,49 +192,71 @@ async function main(): Promise<void> {
         }
         if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
         if (burn > 0) stopBurner = startBurner(burn);
-        [before] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
+        before = await ownEvents();
       };
-      const withEvents = await measure('720', 'benchon', 'on', readersOn);
+      const run = await measure(name, 'on', attach);
       stopBurner();
       const endedAt = Date.now();
-      const [after] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where user_id = ${f.userId}`);
-      const expected = after.n - before.n;
+      const expected = (await ownEvents()) - before;
       const deadline = Date.now() + 600_000;
       let got = await integrator.report();
       while (((withWebhook && got.hook.seen < expected) || (withStream && got.live.seen < expected)) && Date.now() < deadline) {
         await sleep(200);
         got = await integrator.report();
       }
-      const { hook, live } = got;
-      const behind = (hook.last - endedAt) / 1000;
       integrator.send({ endStream: true });
-      if (webhookId) {
-        await fetch(`${server.base}/rest-api/webhook/${webhookId}/`, {
-          method: 'PATCH',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ active: false }),
-        });
-      }
-      show('event log on, read', withEvents, ` (the server sends to the integrator's ${readers.join(' and ')}, at the lowest priority)`);
-      const off2 = await measure('730', 'benchoff2', 'off');
-      show('event log off (2)', off2);
-      const baseline = (off1.sustained + off2.sustained) / 2;
+      if (webhookId) await api('PATCH', `/rest-api/webhook/${webhookId}/`, { active: false });
+      return { run, delivered: { expected, got, behind: (got.hook.last - endedAt) / 1000 } satisfies Delivered };
+    };
 
-      const slowdown = (1 - withEvents.sustained / baseline) * 100;
-      const logSlowdown = (1 - alone.sustained / baseline) * 100;
-      const readSlowdown = (1 - withEvents.sustained / alone.sustained) * 100;
-      console.log(`events written for the campaign: ${fmt(expected)}`);
+    try {
+      // A campaign not measured first: the first of a run was always the slowest, by up to 25 %
+      // (cold caches, a database without statistics), whatever it measured.
+      show('warm-up, event log off, not measured', await measure('benchwarm', 'off', undefined, Math.ceil(calls / 4)));
+      const paces: Record<Kind, number>[] = [];
+      const deliveries: Delivered[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const pace = {} as Record<Kind, number>;
+        for (const kind of ORDERS[round % ORDERS.length]) {
+          const name = `bench${kind}${round + 1}`;
+          const what = `round ${round + 1}, ${LABEL[kind]}`;
+          if (kind === 'read') {
+            const { run, delivered } = await readCampaign(name);
+            show(what, run, ` (the server sends to the integrator's ${readers.join(' and ')}, at the lowest priority)`);
+            deliveries.push(delivered);
+            pace.read = run.sustained;
+          } else {
+            const run = await measure(name, kind === 'off' ? 'off' : 'on');
+            show(what, run);
+            pace[kind] = run.sustained;
+          }
+        }
+        paces.push(pace);
+      }
+
+      for (const [i, d] of deliveries.entries()) {
+        const { hook, live } = d.got;
+        console.log(
+          `round ${i + 1}: ${fmt(d.expected)} events; webhook ${fmt(hook.seen)} delivered in ${fmt(d.got.deliveries)} requests (${hook.duplicates} again), ${fmt(rate(hook))} events/s, ` +
+            `lag p50 ${fmt(hook.p50)} ms, p99 ${fmt(hook.p99)} ms, last ${fmt(Math.max(d.behind, 0), 1)} s after the campaign ended, ${d.got.badSignatures} bad signatures; ` +
+            `stream${streams > 1 ? `s (${streams}, the slowest)` : ''} ${fmt(live.seen)} received, ${fmt(rate(live))} events/s, lag p50 ${fmt(live.p50)} ms, p99 ${fmt(live.p99)} ms`,
+        );
+      }
+      const hookP99 = Math.max(...deliveries.map((d) => d.got.hook.p99));
+      const liveP99 = Math.max(...deliveries.map((d) => d.got.live.p99));
+      const slowest = Math.min(...deliveries.map((d) => Math.min(withWebhook ? rate(d.got.hook) : Infinity, withStream ? rate(d.got.live) : Infinity)));
+      const complete = deliveries.every((d) => (!withWebhook || d.got.hook.seen === d.expected) && (!withStream || d.got.live.seen === d.expected));
       console.log(
-        `webhook: ${fmt(hook.seen)} of ${fmt(expected)} delivered in ${fmt(got.deliveries)} requests (${hook.duplicates} again), ${fmt(rate(hook))} events/s from first to last, ` +
-          `lag p50 ${fmt(hook.p50)} ms, p99 ${fmt(hook.p99)} ms; last delivery ${fmt(Math.max(behind, 0), 1)} s after the campaign ended; ` +
-          `${got.badSignatures} bad signatures (targets: ≥ 5,000 events/s, p99 ≤ 1,000 ms)`,
+        `delivery: ${complete ? 'every event to each reader' : 'EVENTS MISSING'}; the slowest reader ${fmt(slowest)} events/s (target ≥ 5,000); lag p99 at worst: webhook ${fmt(hookP99)} ms, stream ${fmt(liveP99)} ms (target ≤ 1,000 ms)`,
       );
+      console.log(`calls/s by round (off / on, not read / on, read): ${paces.map((p) => `${fmt(p.off)} / ${fmt(p.alone)} / ${fmt(p.read)}`).join('; ')}`);
+      // Each round's runs against each other: the tables and the machine are as alike as they get.
+      const slowdowns = paces.map((p) => (1 - p.read / p.off) * 100);
+      const logSlowdowns = paces.map((p) => (1 - p.alone / p.off) * 100);
+      const readSlowdowns = paces.map((p) => (1 - p.read / p.alone) * 100);
       console.log(
-        `stream${streams > 1 ? `s (${streams}, the slowest)` : ''}:  ${fmt(live.seen)} of ${fmt(expected)} received, ${fmt(rate(live))} events/s, lag p50 ${fmt(live.p50)} ms, p99 ${fmt(live.p99)} ms`,
-      );
-      console.log(
-        `engine: ${fmt(slowdown, 1)} % fewer calls/s with the event log read by ${readers.join(' and ')} than the mean of the two runs with it off (target ≤ 10 %); ` +
-          `${fmt(logSlowdown, 1)} % with the log not read; the readers alone ${fmt(readSlowdown, 1)} % (on, read against on, not read)`,
+        `engine: ${fmt(median(slowdowns), 1)} % fewer calls/s with the event log read by ${readers.join(' and ')} than with it off, the median of the rounds' ${percents(slowdowns)} (target ≤ 10 %); ` +
+          `with the log not read ${fmt(median(logSlowdowns), 1)} % (${percents(logSlowdowns)}); the readers alone ${fmt(median(readSlowdowns), 1)} % (${percents(readSlowdowns)})`,
       );
       const history = await queryRows<{ status: string; n: number; retried: number; error: string | null }>(
         db.db,

@@ -55,6 +55,11 @@ const burn = Number(process.env.BENCH_BURN ?? 0);
 const burnIdle = process.env.BENCH_BURN_IDLE === 'true';
 /** BENCH_INTEGRATOR=idle: the integrator under SCHED_IDLE rather than only at nice 19. */
 const integratorIdle = process.env.BENCH_INTEGRATOR === 'idle';
+/**
+ * BENCH_SERVER=idle: the server (the API and the deliverer) under SCHED_IDLE, all its threads: it
+ * runs when a core is free, and any other task that wakes takes the core from it at once.
+ */
+const serverIdle = process.env.BENCH_SERVER === 'idle';
 
 /** Puts process `pid` (all its threads) under SCHED_IDLE. */
 function idle(pid: number): void {
@@ -143,6 +148,7 @@ async function main(): Promise<void> {
     const f = await fixture(db);
     const [{ name: dbName }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
     const server = await startServer(backend, 'bench-admin-password', { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
+    if (serverIdle) idle(server.pid);
     const startEngine = () =>
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),

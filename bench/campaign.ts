@@ -56,13 +56,14 @@ export async function campaign(db: Database, f: Fixture, book: number, name: str
   return c.id;
 }
 
+/** A JSON request to the server's API as the bench user. */
+export function apiRequest(server: Server, method: string, path: string, body: object): Promise<Response> {
+  return fetch(`${server.base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
 export async function patchStatus(server: Server, id: number, status: number): Promise<number> {
   const started = Date.now();
-  const res = await fetch(`${server.base}/rest-api/campaigns/${id}/`, {
-    method: 'PATCH',
-    headers: { authorization: auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ status }),
-  });
+  const res = await apiRequest(server, 'PATCH', `/rest-api/campaigns/${id}/`, { status });
   if (res.status >= 300) throw new Error(`PATCH status=${status} answered ${res.status}: ${await res.text()}`);
   return (Date.now() - started) / 1000;
 }

@@ -25,7 +25,7 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
-import { auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
+import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
 import { backends, cli, cpuSplit, fmt, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
@@ -153,8 +153,7 @@ async function main(): Promise<void> {
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
       );
-    const api = (method: string, path: string, body: object) =>
-      fetch(`${server.base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const api = (method: string, path: string, body: object) => apiRequest(server, method, path, body);
     const ownEvents = async () => (await one<{ n: number }>(db, sql`select count(*)::int as n from events where user_id = ${f.userId}`)).n;
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */

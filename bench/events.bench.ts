@@ -60,6 +60,11 @@ const integratorIdle = process.env.BENCH_INTEGRATOR === 'idle';
  * runs when a core is free, and any other task that wakes takes the core from it at once.
  */
 const serverIdle = process.env.BENCH_SERVER === 'idle';
+/**
+ * BENCH_SERVER_NODE_OPTIONS: node's options for the server only (e.g. --max-semi-space-size=64,
+ * a larger young generation: what the deliverer's garbage collection costs with it).
+ */
+const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
 
 /** Puts process `pid` (all its threads) under SCHED_IDLE. */
 function idle(pid: number): void {
@@ -147,7 +152,7 @@ async function main(): Promise<void> {
     const db = await openDatabase({ url: backend.env.DATABASE_URL });
     const f = await fixture(db);
     const [{ name: dbName }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
-    const server = await startServer(backend, 'bench-admin-password', { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
+    const server = await startServer(backend, 'bench-admin-password', { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ...(serverNodeOptions ? { NODE_OPTIONS: serverNodeOptions } : {}) });
     if (serverIdle) idle(server.pid);
     const startEngine = () =>
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>

@@ -22,7 +22,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, eventJson, type EventCursor, eventRowOf, pruneEvents, sentEvent } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, type EventCursor, eventRowOf, pruneEvents, sentEvent } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
@@ -351,7 +351,7 @@ export class WebhookDispatcher {
     const array = hook.batch_size > 1 || events.length > 1;
     // Encoded once: the signature and the request read the same bytes.
     const single = array ? undefined : sentEvent(events[0], publicUrl);
-    const body = Buffer.from(single ? single.json : `[${events.map((e) => eventJson(e, publicUrl)).join(',')}]`);
+    const body = single ? single.json : jsonArray(events.map((e) => sentEvent(e, publicUrl).json));
     const which: Record<string, string> = single ? { [EVENT_ID_HEADER]: single.id } : { [EVENT_COUNT_HEADER]: String(events.length) };
     const started = Date.now();
     let status: number | null = null;
@@ -409,6 +409,21 @@ export class WebhookDispatcher {
     };
     await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** Events' JSON bytes as one JSON array. */
+function jsonArray(items: Buffer[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  for (const [i, item] of items.entries()) {
+    if (i) parts.push(COMMA);
+    parts.push(item);
+  }
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 /** A delivery's row keys: its first event, and all of them (a Postgres array literal) when there are several. */

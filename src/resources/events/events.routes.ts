@@ -15,7 +15,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, presentEvent, readEvents, sentEvent, START } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, sentEvent, START } from '../../campaign/events.ts';
 import { tailOf } from '../../campaign/event-tail.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
@@ -28,7 +28,6 @@ const HEARTBEAT_MS = 15_000;
 const STREAM_BATCH = 500;
 /** Streams read the log at most this often (campaign/wake-spacing.ts). */
 const STREAM_WAKE_MS = 100;
-const END_OF_MESSAGE = Buffer.from('\n\n');
 
 interface Query {
   format?: string;
@@ -152,13 +151,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
           if (closed) break;
           cursor = read.end;
           if (read.events.length) {
-            // As bytes: each event's JSON is kept as bytes (campaign/events.ts), copied once into the chunk.
-            const parts: Buffer[] = [];
-            for (const row of read.events) {
-              const event = sentEvent(row, base);
-              parts.push(Buffer.from(`id: ${event.id}\nevent: ${row.type}\ndata: `), event.json, END_OF_MESSAGE);
-            }
-            if (!out.write(Buffer.concat(parts))) await new Promise((resolve) => out.once('drain', resolve));
+            if (!out.write(messages(read.events, base))) await new Promise((resolve) => out.once('drain', resolve));
           }
           if (!read.full) break;
         }
@@ -185,6 +178,31 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
     out.end();
   });
   await send();
+}
+
+/**
+ * The events as Server-Sent Events messages, in one chunk of bytes: each event's JSON is kept as
+ * bytes (campaign/events.ts) and copied once, its id and type (ASCII) written beside it.
+ */
+function messages(rows: EventRow[], base: string): Buffer {
+  const heads: string[] = [];
+  const bodies: Buffer[] = [];
+  let size = 0;
+  for (const row of rows) {
+    const event = sentEvent(row, base);
+    const head = `id: ${event.id}\nevent: ${row.type}\ndata: `;
+    heads.push(head);
+    bodies.push(event.json);
+    size += head.length + event.json.length + 2;
+  }
+  const chunk = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const [i, head] of heads.entries()) {
+    at += chunk.write(head, at, 'latin1');
+    at += bodies[i].copy(chunk, at);
+    at += chunk.write('\n\n', at, 'latin1');
+  }
+  return chunk;
 }
 
 function routes(api: Api, { database }: AppDeps) {

@@ -158,7 +158,6 @@ async function main(): Promise<void> {
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
       );
-    const api = (method: string, path: string, body: object) => apiRequest(server, method, path, body);
     const ownEvents = async () => (await one<{ n: number }>(db, sql`select count(*)::int as n from events where user_id = ${f.userId}`)).n;
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
@@ -194,7 +193,7 @@ async function main(): Promise<void> {
       const attach = async () => {
         integrator.send({ reset: true });
         if (withWebhook) {
-          const created = await api('POST', '/rest-api/webhook/', { url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize });
+          const created = await apiRequest(server, 'POST', '/rest-api/webhook/', { url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize });
           if (created.status !== 201) throw new Error(`webhook create answered ${created.status}: ${await created.text()}`);
           const made = (await created.json()) as { secret: string; id: number };
           webhookId = made.id;
@@ -215,7 +214,7 @@ async function main(): Promise<void> {
         got = await integrator.report();
       }
       integrator.send({ endStream: true });
-      if (webhookId) await api('PATCH', `/rest-api/webhook/${webhookId}/`, { active: false });
+      if (webhookId) await apiRequest(server, 'PATCH', `/rest-api/webhook/${webhookId}/`, { active: false });
       return { run, delivered: { expected, got, behind: (got.hook.last - endedAt) / 1000 } satisfies Delivered };
     };
 

@@ -315,16 +315,9 @@ export function sentEvent(row: EventRow, base: string): { readonly id: string; r
     const { bytes, cuts } = rendered;
     if (cuts.length) {
       const link = baseBytes(base);
-      const json = Buffer.allocUnsafe(bytes.length + cuts.length * link.length);
-      let at = 0;
-      let from = 0;
-      for (const cut of cuts) {
-        at += bytes.copy(json, at, from, cut);
-        at += link.copy(json, at);
-        from = cut;
-      }
-      bytes.copy(json, at, from);
-      rendered.json = json;
+      const parts = cuts.flatMap((cut, i) => [bytes.subarray(cuts[i - 1] ?? 0, cut), link]);
+      parts.push(bytes.subarray(cuts[cuts.length - 1]));
+      rendered.json = Buffer.concat(parts);
     }
     rendered.base = base;
   }

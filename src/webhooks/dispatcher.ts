@@ -411,17 +411,13 @@ export class WebhookDispatcher {
   }
 }
 
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
 /** Events' JSON bytes as one JSON array, each copied once. */
 function jsonArray(items: Buffer[]): Buffer {
-  const commas = Math.max(items.length - 1, 0);
-  const array = Buffer.allocUnsafe(items.reduce((n, item) => n + item.length, 2 + commas));
-  let at = array.write('[', 0, 'latin1');
-  for (const [i, item] of items.entries()) {
-    if (i > 0) at += array.write(',', at, 'latin1');
-    at += item.copy(array, at);
-  }
-  array.write(']', at, 'latin1');
-  return array;
+  return Buffer.concat([OPEN, ...items.flatMap((item, i) => (i ? [COMMA, item] : [item])), CLOSE]);
 }
 
 /** A delivery's row keys: its first event, and all of them (a Postgres array literal) when there are several. */

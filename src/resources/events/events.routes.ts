@@ -180,29 +180,19 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
   await send();
 }
 
+const END_OF_MESSAGE = Buffer.from('\n\n');
+
 /**
  * The events as Server-Sent Events messages, in one chunk of bytes: each event's JSON is kept as
- * bytes (campaign/events.ts) and copied once, its id and type (ASCII) written beside it.
+ * bytes (campaign/events.ts) and copied once, its id and type beside it.
  */
 function messages(rows: EventRow[], base: string): Buffer {
-  const heads: string[] = [];
-  const bodies: Buffer[] = [];
-  let size = 0;
-  for (const row of rows) {
-    const event = sentEvent(row, base);
-    const head = `id: ${event.id}\nevent: ${row.type}\ndata: `;
-    heads.push(head);
-    bodies.push(event.json);
-    size += head.length + event.json.length + 2;
-  }
-  const chunk = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const [i, head] of heads.entries()) {
-    at += chunk.write(head, at, 'latin1');
-    at += bodies[i].copy(chunk, at);
-    at += chunk.write('\n\n', at, 'latin1');
-  }
-  return chunk;
+  return Buffer.concat(
+    rows.flatMap((row) => {
+      const event = sentEvent(row, base);
+      return [Buffer.from(`id: ${event.id}\nevent: ${row.type}\ndata: `), event.json, END_OF_MESSAGE];
+    }),
+  );
 }
 
 function routes(api: Api, { database }: AppDeps) {

@@ -111,3 +111,19 @@ export async function check(db: Database, f: Fixture, id: number, n: number): Pr
   }
 }
 
+/** Where the WAL is and how many checkpoints ran: what a timed write cost beyond its own time. */
+export async function walState(db: Database): Promise<{ lsn: string; checkpoints: number }> {
+  return one<{ lsn: string; checkpoints: number }>(
+    db,
+    sql`select pg_current_wal_lsn()::text as lsn, (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+  );
+}
+
+export async function walSince(db: Database, before: { lsn: string; checkpoints: number }): Promise<{ mb: number; checkpoints: number }> {
+  const now = await one<{ bytes: string; checkpoints: number }>(
+    db,
+    sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before.lsn}::pg_lsn)::text as bytes,
+          (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+  );
+  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints };
+}

@@ -17,7 +17,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
-import { campaign, check, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep } from './campaign.ts';
+import { campaign, check, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep, walSince, walState } from './campaign.ts';
 
 const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
 const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
@@ -74,23 +74,6 @@ async function spoolBaseline(db: Database, book: number): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
   await db.db.execute(sql`drop table bench_scratch`);
   return seconds;
-}
-
-/** Where the WAL is and how many checkpoints ran: what a timed write cost beyond its own time. */
-async function walState(db: Database): Promise<{ lsn: string; checkpoints: number }> {
-  return one<{ lsn: string; checkpoints: number }>(
-    db,
-    sql`select pg_current_wal_lsn()::text as lsn, (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
-  );
-}
-
-async function walSince(db: Database, before: { lsn: string; checkpoints: number }): Promise<{ mb: number; checkpoints: number }> {
-  const now = await one<{ bytes: string; checkpoints: number }>(
-    db,
-    sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before.lsn}::pg_lsn)::text as bytes,
-          (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
-  );
-  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints };
 }
 
 /** The starts of the paced campaign in 10-second windows from its first call. */

@@ -25,7 +25,7 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
-import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep } from './campaign.ts';
+import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
 import { backends, cli, cpuSplit, fmt, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
@@ -65,6 +65,8 @@ const serverIdle = process.env.BENCH_SERVER === 'idle';
  * a larger young generation: what the deliverer's garbage collection costs with it).
  */
 const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+/** BENCH_SETTLE=false: campaigns start on the database as the one before left it (no vacuum, no checkpoint first). */
+const settle = process.env.BENCH_SETTLE !== 'false';
 
 /** Puts process `pid` (all its threads) under SCHED_IDLE. */
 function idle(pid: number): void {
@@ -167,15 +169,25 @@ async function main(): Promise<void> {
       const engine = await startEngine();
       const book = await phonebook(db, f, String(705 + 5 * campaigns++), size);
       const id = await campaign(db, f, book, name, 10_000_000);
+      // Every campaign starts from the same state of the database (untimed): its tables vacuumed
+      // and analyzed (autovacuum may be off, as on these machines, or may start at any moment
+      // when on), and a checkpoint just done, so none falls inside a campaign from the writes of
+      // the one before and each pays the same full-page images after it.
+      if (settle) {
+        await db.db.execute(sql`vacuum analyze`);
+        await db.db.execute(sql`checkpoint`);
+      }
       await before?.();
+      const wal = await walState(db);
       const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid });
       await patchStatus(server, id, 1);
       const result = await runToEnd(server, id, size, db);
       const split = cpu();
+      const written = await walSince(db, wal);
       await check(db, f, id, size);
       await engine.stop();
       await db.db.execute(sql`delete from engine_heartbeats`);
-      return { ...result, split, sustained: result.sustained ?? 0, size };
+      return { ...result, split: `${split}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`, sustained: result.sustained ?? 0, size };
     };
     const show = (what: string, run: { seconds: number; sustained: number; split: string; size: number }, note = '') => {
       console.log(`${what}: ${fmt(run.size)} calls in ${fmt(run.seconds, 1)} s, ${fmt(run.sustained)} calls/s sustained`);

@@ -12,8 +12,10 @@
  * (by a new webhook and new streams), in an order that turns each round. A single run of each
  * differed by up to 12 % from the same run again on these shared machines, more than what is
  * measured; so each round's runs are compared with each other (alike in tables and in the
- * machine's mood) and the slowdown printed is the median of the rounds'. Prints
- * each run's CPU seconds by process. BENCH_BATCH_SIZE (default 100) is the webhook's
+ * machine's mood) and the slowdown printed is the median of the rounds'. Before each campaign,
+ * untimed, the database is vacuumed and analyzed and a checkpoint taken (BENCH_SETTLE=false: not),
+ * so each starts from the same state. Prints each run's CPU seconds by process, and the WAL it
+ * wrote with the checkpoints in it. BENCH_BATCH_SIZE (default 100) is the webhook's
  * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one
  * (none: neither), BENCH_STREAMS (default 1) opens that many streams, BENCH_BURN=<cores> spins
  * that much CPU beside the engine during each read run (a yardstick: see below).

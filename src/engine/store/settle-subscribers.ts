@@ -61,12 +61,12 @@ const waitSql = sql`case d.step
  * The subscribers after their calls: one statement, and a subscriber.final event for each final one.
  *
  * Its plan is pinned to walk the batch: each outcome finds its subscriber by primary key (a
- * LATERAL subquery that OFFSET 0 keeps from being flattened into a join the planner may reorder),
- * and the UPDATE joins only that materialized list, by key. Written as plain joins, a plan made after an
- * ANALYZE that saw no subscriber in process (autovacuum's, at any quiet moment) began from the
- * subscribers in process, by campaign (subscribers_due_idx), and ran the batch's
- * jsonb_to_recordset again for each of them: 500 × 500 rows, ~136 ms a batch instead of ~16 ms,
- * and bench:events' engine at a quarter of its pace.
+ * LATERAL subquery that OFFSET 0 keeps from being flattened into a join the planner may
+ * reorder), and the UPDATE joins only that materialized list, by key. Written as plain joins, a
+ * plan made after an ANALYZE that saw no subscriber in process (autovacuum's, at any quiet
+ * moment) began from the subscribers in process, by campaign (subscribers_due_idx), and ran the
+ * batch's jsonb_to_recordset again for each of them: 500 × 500 rows, ~136 ms a batch instead of
+ * ~16 ms, and bench:events' engine at a quarter of its pace.
  */
 export async function settleSubscribers(tx: Db, rows: SettledSubscriber[]): Promise<void> {
   await tx.execute(settleSubscribersSql(rows));

@@ -5,6 +5,9 @@ import { flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
 import { type FlowBranch, type FlowSection, firstSection, flowProblems, loadFlow, nextSection, type SurveyFlow } from './survey-flow.ts';
 
+// Opened before any test is declared (see accounts.test.ts: after() hooks run once the tests declared so far have ended).
+const database = await testDatabase();
+
 let nextBranchId = 1000;
 
 /** A section with the defaults of the API (contract §8), overridden by `over`. */
@@ -180,8 +183,6 @@ describe('survey flow: problems', () => {
     assert.match(flowProblems(flowOf(menu)).join('\n'), /several branches for "2"/);
   });
 });
-
-const database = await testDatabase();
 
 describe(`survey flow: loadFlow (${dbLabel})`, () => {
   test('loads the sections in play order with their audio paths, queue name and branches', async () => {

@@ -26,6 +26,9 @@ import { createDriver } from './index.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-driver-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+// Opened before any test is declared (see accounts.test.ts: after() hooks run once the tests declared so far have ended).
+const database = await testDatabase();
+const db = database.db;
 
 /** A fake switch (scripts by dialled number) and a driver connected to it; both closed after the test. */
 async function setup(scripts: Record<string, FakeCallScript> = {}, settings: Record<string, unknown> = {}, fakeOpts: { amdLoaded?: boolean } = {}) {
@@ -323,9 +326,6 @@ test('the registry builds the freeswitch driver and checks its settings', () => 
     /asr_engine: must be a non-empty string without spaces\. asr_grammar: must be a non-empty string without spaces\./,
   );
 });
-
-const database = await testDatabase();
-const db = database.db;
 
 type CampaignValues = NonNullable<Parameters<typeof scenario>[1]>['campaign'];
 

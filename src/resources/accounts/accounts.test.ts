@@ -10,6 +10,13 @@ const t = await testApp();
 const db = t.database.db;
 const admin = await makeUser(db, { admin: true });
 const alice = await makeUser(db);
+// A database of its own, where one admin only is active. Made here, before any test is declared:
+// node:test runs the file's after() hooks as soon as every test declared so far has ended, so a
+// database opened by a top-level await between two suites was closed under the second one
+// whenever the first ended meanwhile (CI's intermittent 500: "Cannot use a pool after calling
+// end on the pool").
+const own = await testApp();
+const only = await makeUser(own.database.db, { admin: true });
 
 /** Creates an account through the API; returns its record and Basic credentials. */
 async function account(body: Record<string, unknown> = {}) {
@@ -204,10 +211,6 @@ describe(`accounts (${dbLabel})`, () => {
     assert.ok(doc.data.paths['/rest-api/accounts/'].post.requestBody, 'no request body for account create');
   });
 });
-
-// A database of its own, where one admin only is active.
-const own = await testApp();
-const only = await makeUser(own.database.db, { admin: true });
 
 describe(`the last active admin (${dbLabel})`, () => {
   test('cannot be deactivated or made a regular user; another admin can', async () => {

@@ -5,7 +5,7 @@ import { flowSectionDefaults, makeUser, unique } from '../../test/factories.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
 import { type FlowBranch, type FlowSection, firstSection, flowProblems, loadFlow, nextSection, type SurveyFlow } from './survey-flow.ts';
 
-// Opened before any test is declared (see accounts.test.ts: after() hooks run once the tests declared so far have ended).
+// Before any test is declared: test/test-files.test.ts says why.
 const database = await testDatabase();
 
 let nextBranchId = 1000;

@@ -26,7 +26,7 @@ import { createDriver } from './index.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fs-driver-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-// Opened before any test is declared (see accounts.test.ts: after() hooks run once the tests declared so far have ended).
+// Before any test is declared: test/test-files.test.ts says why.
 const database = await testDatabase();
 const db = database.db;
 

@@ -10,11 +10,8 @@ const t = await testApp();
 const db = t.database.db;
 const admin = await makeUser(db, { admin: true });
 const alice = await makeUser(db);
-// A database of its own, where one admin only is active. Made here, before any test is declared:
-// node:test runs the file's after() hooks as soon as every test declared so far has ended, so a
-// database opened by a top-level await between two suites was closed under the second one
-// whenever the first ended meanwhile (CI's intermittent 500: "Cannot use a pool after calling
-// end on the pool").
+// A database of its own, where one admin only is active (for the last suite; opened before any
+// test is declared: test/test-files.test.ts says why).
 const own = await testApp();
 const only = await makeUser(own.database.db, { admin: true });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { type EventRow, eventJson, isoTime } from './events.ts';
+import { type EventRow, eventJson, isoTime, renderRows } from './events.ts';
 
 const row = (data: unknown): EventRow => ({
   id: 7,
@@ -76,6 +76,26 @@ test('eventJson, for any payload: links made absolute, keys and every other stri
       assert.deepEqual(event.data, absolute(data, at));
     }),
     { numRuns: 2000 },
+  );
+});
+
+test('rows rendered together (a window of the log): each row its own JSON, its own links, for any base asked in any order', () => {
+  const piece = fc.constantFrom('/rest-api/', '/rest-api/campaigns/3/', '"', '\\', ':', 'é', '😀', '"/rest-api/x/"');
+  const text = fc.array(piece, { maxLength: 4 }).map((parts) => parts.join(''));
+  const payload = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+  const base = fc.constantFrom('http://h:8000', 'https://dialer.example', 'http://x/"q"\\');
+  fc.assert(
+    fc.property(fc.array(payload, { minLength: 1, maxLength: 8 }), fc.array(fc.tuple(fc.nat(7), base), { minLength: 1, maxLength: 12 }), (payloads, asks) => {
+      const rows = payloads.map((data, i) => ({ ...row({}), id: 100 + i, type: i % 2 ? 'subscriber.final' : 'call.completed', data: JSON.stringify(data) }));
+      renderRows(rows);
+      assert.ok(rows.every((r) => r.rendering === rows[0].rendering && r.data === ''), 'one rendering for the window, the stored text let go');
+      for (const [n, at] of asks) {
+        const i = n % rows.length;
+        const event = JSON.parse(eventJson(rows[i], at)) as { id: string; type: string; created: string; data: unknown };
+        assert.deepEqual(event, { id: `evt_${(42).toString(36).padStart(11, '0')}${(100 + i).toString(36).padStart(12, '0')}`, type: rows[i].type, created: '2026-11-27T08:00:00.000Z', data: absolute(payloads[i], at) });
+      }
+    }),
+    { numRuns: 1000 },
   );
 });
 

@@ -37,6 +37,7 @@ export const EventType = {
 } as const;
 export type EventTypeName = (typeof EventType)[keyof typeof EventType];
 export const eventTypes: readonly string[] = Object.values(EventType);
+const typeNamed = new Map(eventTypes.map((type) => [type, type]));
 
 export interface NewEvent {
   type: EventTypeName;
@@ -149,31 +150,14 @@ export interface EventRow {
   user_id: number | null;
   campaign_id: number | null;
   /**
-   * The payload's JSON text, as stored: readers pass it on without parsing it. Emptied once the
-   * row is rendered (sentEvent): its bytes are then in `rendered`, outside the JS heap.
+   * The payload's JSON text, as stored: readers pass it on without parsing it. Emptied, with
+   * `created`, once the row is rendered (renderRows): its bytes are then in its rendering.
    */
   data: string;
   created: string;
-  /** Its id and JSON, once sentEvent has built them (rows of the tail go to several readers). */
-  rendered?: Rendered;
-}
-
-/**
- * A row as readers send it: its public id, its JSON as UTF-8 with where links begin, and the last
- * whole JSON made from it, with its base. Bytes (Buffers), not strings: a Buffer's bytes are
- * outside the JS heap, and the tail keeps thousands of rows for up to a second, long enough for
- * the garbage collector to copy every string it holds twice (a server delivering 7,000 events/s
- * spent ~10 ms in each of its ~140 young-generation collections per 100,000-call campaign,
- * promoting ~1.9 KB a row); and the stream and the webhook send bytes, so the text was encoded
- * once for each of them too.
- */
-interface Rendered {
-  id: string;
-  /** The JSON with its links as paths, and the byte offsets where a base goes (template). */
-  bytes: Buffer;
-  cuts: number[];
-  base: string | undefined;
-  json: Buffer;
+  /** Where its JSON is, once rendered: the rendering of the rows read with it, and its place there. */
+  rendering?: Rendering;
+  at?: number;
 }
 
 export interface EventFilter {
@@ -231,8 +215,10 @@ export async function readLog(db: Db, after: EventCursor, filter: EventFilter, w
         limit ${window}`,
   );
   const last = rows.at(-1);
+  const wanted = rows.map(eventRowOf).filter((row) => wantedBy(filter, row));
+  renderRows(wanted);
   return {
-    events: rows.map(eventRowOf).filter((row) => wantedBy(filter, row)),
+    events: wanted,
     end: last ? { txid: Number(last.txid), id: Number(last.id) } : after,
     full: rows.length === window,
   };
@@ -257,6 +243,7 @@ export async function readEvents(db: Db, after: EventCursor, filter: EventFilter
 export function eventRowOf<T extends EventRow>(r: T): T {
   r.id = Number(r.id);
   r.txid = Number(r.txid);
+  r.type = typeNamed.get(r.type) ?? r.type; // one string for each type, not one a row
   if (typeof r.data !== 'string') r.data = JSON.stringify(r.data);
   return r;
 }
@@ -299,40 +286,87 @@ export function eventJson(row: EventRow, base: string): string {
 
 /**
  * The event's id and its JSON for `base` (eventJson) as UTF-8, as the stream and the webhooks
- * send it. Built once a row (cut at its links), and joined once for each base in turn: the tail's
- * rows (event-tail.ts) go to every live reader, webhooks with PUBLIC_URL as their base and
- * streams with their request's.
+ * send it: a view of its rendering's bytes (renderRows), joined with a base once for all the rows
+ * rendered with it. The tail's rows (event-tail.ts) go to every live reader, webhooks with
+ * PUBLIC_URL as their base and streams with their request's.
  */
 export function sentEvent(row: EventRow, base: string): { readonly id: string; readonly json: Buffer } {
-  let rendered = row.rendered;
-  if (!rendered) {
-    const id = eventId(row);
-    const { bytes, cuts } = template(row, id);
-    rendered = row.rendered = { id, bytes, cuts, base: undefined, json: bytes };
-    row.data = '';
-  }
-  if (rendered.base !== base) {
-    const { bytes, cuts } = rendered;
-    if (cuts.length) {
-      const link = baseBytes(base);
-      const parts = cuts.flatMap((cut, i) => [bytes.subarray(cuts[i - 1] ?? 0, cut), link]);
-      parts.push(bytes.subarray(cuts[cuts.length - 1]));
-      rendered.json = Buffer.concat(parts);
-    }
-    rendered.base = base;
-  }
-  return rendered;
+  if (row.rendering === undefined) renderRows([row]);
+  return { id: eventId(row), json: (row.rendering as Rendering).json(row.at as number, base) };
 }
 
-/** `text` as UTF-8 inside a JSON string (the last one asked, kept: one or two bases ask all day). */
-let lastText = '';
-let lastBytes = Buffer.alloc(0);
-function baseBytes(text: string): Buffer {
-  if (text !== lastText) {
-    lastBytes = Buffer.from(JSON.stringify(text).slice(1, -1));
-    lastText = text;
+/**
+ * Renders the rows not yet rendered, together: each one's JSON with its links as paths, back to
+ * back in one buffer, and where a base goes in them. Their stored text is let go. readLog renders
+ * the rows it returns, so a window of the log read for the tail is one rendering.
+ */
+export function renderRows(rows: readonly EventRow[]): void {
+  const todo = rows.filter((row) => row.rendering === undefined);
+  if (todo.length === 0) return;
+  const texts = todo.map((row) => `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${isoTime(row.created)}","data":${row.data}}`);
+  const starts = new Int32Array(todo.length + 1);
+  for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + Buffer.byteLength(texts[i]);
+  const bytes = Buffer.allocUnsafeSlow(starts[texts.length]);
+  texts.forEach((text, i) => bytes.write(text, starts[i]));
+  const cuts = linkCuts(bytes);
+  // Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]): no link spans two rows.
+  const cutsFrom = new Int32Array(todo.length + 1);
+  for (let i = 0, c = 0; i <= todo.length; i++) {
+    while (c < cuts.length && cuts[c] < starts[i]) c++;
+    cutsFrom[i] = c;
   }
-  return lastBytes;
+  const rendering = new Rendering(bytes, starts, cuts, cutsFrom);
+  todo.forEach((row, i) => {
+    row.rendering = rendering;
+    row.at = i;
+    row.data = '';
+    row.created = '';
+  });
+}
+
+/**
+ * Rows rendered together: their JSON in one buffer, and the same joined with a base for the last
+ * two bases asked (one or two ask all day). Bytes outside the JS heap, and no object for each row:
+ * the tail keeps thousands of rows for up to a second, and a young-generation collection costs
+ * what survives it. With a Buffer, an id and arrays for each row, ~900 bytes a row were copied
+ * twice: 120 collections of ~15 ms CPU each in a server delivering a 100,000-call campaign.
+ */
+class Rendering {
+  private joins: { base: string; bytes: Buffer; starts: Int32Array }[] = [];
+
+  constructor(
+    private readonly bytes: Buffer,
+    /** Row i's JSON is bytes[starts[i], starts[i + 1]). */
+    private readonly starts: Int32Array,
+    /** Where a base goes (just inside the quote of a link), ascending. */
+    private readonly cuts: Int32Array,
+    /** Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]). */
+    private readonly cutsFrom: Int32Array,
+  ) {}
+
+  /** Row `at`'s JSON with its links made absolute with `base`. */
+  json(at: number, base: string): Buffer {
+    const join = this.joins.find((j) => j.base === base) ?? this.join(base);
+    return join.bytes.subarray(join.starts[at], join.starts[at + 1]);
+  }
+
+  private join(base: string): { base: string; bytes: Buffer; starts: Int32Array } {
+    const link = Buffer.from(JSON.stringify(base).slice(1, -1));
+    const { bytes, starts, cuts, cutsFrom } = this;
+    const out = Buffer.allocUnsafeSlow(bytes.length + cuts.length * link.length);
+    let from = 0;
+    let to = 0;
+    for (const cut of cuts) {
+      to += bytes.copy(out, to, from, cut);
+      to += link.copy(out, to);
+      from = cut;
+    }
+    bytes.copy(out, to, from);
+    const joined = starts.map((start, i) => start + cutsFrom[i] * link.length);
+    const join = { base, bytes: out, starts: joined };
+    this.joins = [join, ...this.joins.slice(0, 1)];
+    return join;
+  }
 }
 
 const LINK = Buffer.from('"/rest-api/');
@@ -343,15 +377,14 @@ const COLON = 58;
 const isSpace = (byte: number) => byte === 32 || byte === 9 || byte === 10 || byte === 13;
 
 /**
- * The event's JSON as UTF-8, and where a base URL goes in it: just inside the opening quote of
- * every string value that starts with /rest-api/. A string token opens with a quote that no
- * backslash escapes (inside a string a quote is \"); one whose string is followed by a colon is
- * a key, left alone. The scan reads bytes: the characters it looks for are ASCII, and in UTF-8 no
- * byte of another character equals one. (A scan with indexOf: the regular expression it
- * replaces, and the Date and JSON.stringify of the head, were most of ~10 µs a row.)
+ * Where a base URL goes in events' JSON as UTF-8: just inside the opening quote of every string
+ * value that starts with /rest-api/. A string token opens with a quote that no backslash escapes
+ * (inside a string a quote is \"); one whose string is followed by a colon is a key, left alone.
+ * The scan reads bytes: the characters it looks for are ASCII, and in UTF-8 no byte of another
+ * character equals one. (A scan with indexOf: the regular expression it replaces, and the Date
+ * and JSON.stringify of the head, were most of ~10 µs a row.)
  */
-function template(row: EventRow, id: string): { bytes: Buffer; cuts: number[] } {
-  const bytes = Buffer.from(`{"id":"${id}","type":${JSON.stringify(row.type)},"created":"${isoTime(row.created)}","data":${row.data}}`);
+function linkCuts(bytes: Buffer): Int32Array {
   const cuts: number[] = [];
   for (let at = bytes.indexOf(LINK); at >= 0; at = bytes.indexOf(LINK, at + 1)) {
     if (bytes[at - 1] === BACKSLASH) continue; // a quote inside a string
@@ -363,7 +396,7 @@ function template(row: EventRow, id: string): { bytes: Buffer; cuts: number[] } 
     if (bytes[next] !== COLON) cuts.push(at + 1);
     at = end;
   }
-  return { bytes, cuts };
+  return Int32Array.from(cuts);
 }
 
 /** PostgreSQL's text for a timestamptz in a UTC session, e.g. `2026-11-27 22:51:32.683972+00`. */

@@ -22,7 +22,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, type EventCursor, eventRowOf, pruneEvents, sentEvent } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, type EventCursor, eventRowOf, pruneEvents, renderRows, sentEvent } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
@@ -338,6 +338,7 @@ export class WebhookDispatcher {
       if (out.at(-1)?.id !== id) out.push({ id, attempts: Number(r.attempts), due: r.due === true || (r.due as unknown) === 't', events: [] });
       (out.at(-1) as WaitingDelivery).events.push(eventRowOf(r));
     }
+    renderRows(out.flatMap((delivery) => delivery.events));
     return out;
   }
 

@@ -15,7 +15,8 @@
  * until it reaches the range; one ahead of `end` (a webhook another process sent for until now)
  * moves the tail to its position.
  *
- * Rows are shared between readers: eventJson renders each once for a base URL.
+ * Rows are shared between readers: readLog renders a window of them once (renderRows), and it is
+ * joined once for each base URL asked.
  */
 import type { Db } from '../db/database.ts';
 import { type EventCursor, type EventFilter, type EventRow, type LogRead, readLog, wantedBy } from './events.ts';

@@ -2,13 +2,12 @@
 // Runs every *.test.ts under src/ and test/ with node's test runner through tsx. The files are
 // listed explicitly: on Node 20 a directory argument finds no .ts files and passes with none.
 // First the real peers the tests run against are set up (peers.js): installed as root, or a
-// one-line stop naming the command; a real-peer test never skips.
+// one-line stop naming the command; a real-peer test never skips. `--list` prints the files it
+// would run, one a line, and nothing else (test/test-files.test.ts checks them).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePeers } from './peers.js';
-
-ensurePeers();
 
 function find(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -19,8 +18,14 @@ function find(dir) {
   });
 }
 
-const only = process.argv.slice(2);
+const list = process.argv[2] === '--list';
+const only = list ? [] : process.argv.slice(2);
 const files = only.length ? only : [...find('src'), ...find('test')].sort();
+if (list) {
+  console.log(files.join('\n'));
+  process.exit(0);
+}
+ensurePeers();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

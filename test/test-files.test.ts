@@ -7,18 +7,17 @@
  * pool after calling end on the pool").
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-function testFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(full);
-    return entry.name.endsWith('.test.ts') ? [full] : [];
-  });
+/** The files `npm test` runs, as its runner finds them. */
+function testFiles(): string[] {
+  const listed = execFileSync(process.execPath, ['scripts/run-tests.js', '--list'], { cwd: root, encoding: 'utf8' });
+  return listed.split('\n').filter(Boolean).map((file) => path.join(root, file));
 }
 
 /** A statement at the top level (no indentation) that awaits. */
@@ -27,7 +26,7 @@ const TOP_LEVEL_AWAIT = /^(?:(?:export\s+)?(?:const|let|var)\b.*|for\b.*|)\bawai
 const DECLARATION = /^(?:describe|suite|test|it)(?:\.\w+)?\(/;
 
 test('every top-level await of a test file comes before its first test or suite', () => {
-  const files = [...testFiles(path.join(root, 'src')), ...testFiles(path.join(root, 'test'))];
+  const files = testFiles();
   assert.ok(files.length > 50, `test files found: ${files.length}`);
   const late: string[] = [];
   for (const file of files) {

@@ -102,12 +102,12 @@ export async function serve(config: Config, role: Role): Promise<Running> {
   const log = logging.stream ? pino({ level: logging.level }, logging.stream) : pino({ level: logging.level });
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   log.info(`starting (role ${role}) on ${where}`);
-  if (role !== 'engine') v8.setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
   // Imported before the database opens, so a module that fails to load leaves nothing open.
   const [engineModules, apiModule] = await Promise.all([
     role === 'all' || role === 'engine' ? importEngine() : undefined,
     role === 'all' || role === 'api' ? import('./app.ts') : undefined,
   ]);
+  if (apiModule) v8.setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
   const database = await openAndMigrate(config, { info: (m) => log.info(m), warn: (m) => log.warn(m) });
 
   const admin = await ensureFirstAdmin(database.db, config.adminPassword);

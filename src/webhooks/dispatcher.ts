@@ -338,7 +338,7 @@ export class WebhookDispatcher {
       if (out.at(-1)?.id !== id) out.push({ id, attempts: Number(r.attempts), due: r.due === true || (r.due as unknown) === 't', events: [] });
       (out.at(-1) as WaitingDelivery).events.push(eventRowOf(r));
     }
-    renderRows(out.flatMap((delivery) => delivery.events));
+    renderRows(rows); // typed in place above: the deliveries' own rows
     return out;
   }
 

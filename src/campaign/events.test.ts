@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { type EventRow, eventJson, isoTime, renderRows } from './events.ts';
+import { type EventRow, eventArray, eventJson, eventMessages, isoTime, renderRows } from './events.ts';
 
 const row = (data: unknown): EventRow => ({
   id: 7,
@@ -93,6 +93,40 @@ test('rows rendered together (a window of the log): each row its own JSON, its o
         const i = n % rows.length;
         const event = JSON.parse(eventJson(rows[i], at)) as { id: string; type: string; created: string; data: unknown };
         assert.deepEqual(event, { id: `evt_${(42).toString(36).padStart(11, '0')}${(100 + i).toString(36).padStart(12, '0')}`, type: rows[i].type, created: '2026-11-27T08:00:00.000Z', data: absolute(payloads[i], at) });
+      }
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test('eventArray and eventMessages: any rows of any windows, in any order, repeated or not rendered yet, each its own event once, in that order', () => {
+  const piece = fc.constantFrom('/rest-api/', '/rest-api/campaigns/3/', '"', '\\', ':', 'é', '😀', '\n');
+  const text = fc.array(piece, { maxLength: 4 }).map((parts) => parts.join(''));
+  const payload = fc.dictionary(text, fc.oneof(text, fc.integer()), { maxKeys: 3 });
+  const window = fc.array(payload, { minLength: 1, maxLength: 6 });
+  const base = fc.constantFrom('http://h:8000', 'https://dialer.example', 'http://x/"q"\\');
+  fc.assert(
+    fc.property(fc.array(window, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 12 }), fc.array(base, { minLength: 1, maxLength: 4 }), (windows, picks, bases) => {
+      let id = 100;
+      const made = windows.map((payloads) => payloads.map((data, i) => ({ row: { ...row({}), id: id++, type: i % 2 ? 'subscriber.final' : 'call.completed', data: JSON.stringify(data) }, data })));
+      // Every window but the last rendered as the tail renders them; the last one's rows are rendered when first sent.
+      made.slice(0, -1).forEach((rows) => renderRows(rows.map((r) => r.row)));
+      const all = made.flat();
+      const picked = picks.map((n) => all[n % all.length]);
+      const rows = picked.map((p) => p.row);
+      for (const at of bases) {
+        const expected = picked.map((p) => ({ id: `evt_${(42).toString(36).padStart(11, '0')}${p.row.id.toString(36).padStart(12, '0')}`, type: p.row.type, created: '2026-11-27T08:00:00.000Z', data: absolute(p.data, at) }));
+        assert.deepEqual(JSON.parse(eventArray(rows, at).toString('utf8')), expected, 'the array');
+        const messages = eventMessages(rows, at).toString('utf8');
+        const sent = messages === '' ? [] : messages.replace(/\n\n$/, '').split('\n\n').map((message) => {
+          const [idLine, typeLine, dataLine, ...more] = message.split('\n');
+          assert.deepEqual(more, [], 'three lines a message');
+          assert.match(idLine, /^id: /);
+          assert.match(typeLine, /^event: /);
+          assert.match(dataLine, /^data: /);
+          return { id: idLine.slice(4), type: typeLine.slice(7), event: JSON.parse(dataLine.slice(6)) as { id: string; type: string } };
+        });
+        assert.deepEqual(sent, expected.map((event) => ({ id: event.id, type: event.type, event })), 'the stream');
       }
     }),
     { numRuns: 1000 },

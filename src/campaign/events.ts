@@ -285,14 +285,63 @@ export function eventJson(row: EventRow, base: string): string {
 }
 
 /**
- * The event's id and its JSON for `base` (eventJson) as UTF-8, as the stream and the webhooks
- * send it: a view of its rendering's bytes (renderRows), joined with a base once for all the rows
- * rendered with it. The tail's rows (event-tail.ts) go to every live reader, webhooks with
+ * The event's id and its JSON for `base` (eventJson) as UTF-8, as a webhook delivering one event
+ * sends it: a view of its rendering's bytes (renderRows), joined with a base once for all the
+ * rows rendered with it. The tail's rows (event-tail.ts) go to every live reader, webhooks with
  * PUBLIC_URL as their base and streams with their request's.
  */
 export function sentEvent(row: EventRow, base: string): { readonly id: string; readonly json: Buffer } {
+  const { rendering, at } = rendered(row);
+  const form = rendering.form('array', base);
+  // The array form keeps a comma after each row's JSON.
+  return { id: eventId(row), json: form.bytes.subarray(form.starts[at], form.starts[at + 1] - 1) };
+}
+
+/** The events as one JSON array for `base` (a webhook's delivery of several), as UTF-8. */
+export function eventArray(rows: readonly EventRow[], base: string): Buffer {
+  if (rows.length === 0) return Buffer.from('[]');
+  // Each row's JSON is followed by a comma: after '[' the rows' bytes, the last comma made ']'.
+  const out = copyRuns(rows, base, 'array', 1);
+  out[0] = OPEN_BRACKET;
+  out[out.length - 1] = CLOSE_BRACKET;
+  return out;
+}
+
+/**
+ * The events as Server-Sent Events messages for `base`, back to back, as UTF-8: for each,
+ * `id: <event id>`, `event: <type>`, `data: <its JSON>` and a blank line.
+ */
+export function eventMessages(rows: readonly EventRow[], base: string): Buffer {
+  return copyRuns(rows, base, 'stream', 0);
+}
+
+/** Row's rendering and its place there, rendering it (alone) if it was not yet. */
+function rendered(row: EventRow): { rendering: Rendering; at: number } {
   if (row.rendering === undefined) renderRows([row]);
-  return { id: eventId(row), json: (row.rendering as Rendering).json(row.at as number, base) };
+  return { rendering: row.rendering as Rendering, at: row.at as number };
+}
+
+/**
+ * `rows` in `form` for `base`, after `before` bytes left for the caller: each run of rows that
+ * lie next to each other in one rendering (a reader that wants every event of a window gets
+ * the whole window as one run) is copied in one go, so sending costs nothing per row.
+ */
+function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: number): Buffer {
+  renderRows(rows);
+  const runs: { form: RenderedForm; from: number; to: number }[] = [];
+  let length = before;
+  for (const row of rows) {
+    const { rendering, at } = rendered(row);
+    const last = runs.at(-1);
+    const bytes = rendering.form(form, base);
+    if (last && last.form === bytes && last.to === at) last.to = at + 1;
+    else runs.push({ form: bytes, from: at, to: at + 1 });
+  }
+  for (const run of runs) length += run.form.starts[run.to] - run.form.starts[run.from];
+  const out = Buffer.allocUnsafe(length);
+  let to = before;
+  for (const { form: f, from, to: end } of runs) to += f.bytes.copy(out, to, f.starts[from], f.starts[end]);
+  return out;
 }
 
 /**
@@ -303,11 +352,25 @@ export function sentEvent(row: EventRow, base: string): { readonly id: string; r
 export function renderRows(rows: readonly EventRow[]): void {
   const todo = rows.filter((row) => row.rendering === undefined);
   if (todo.length === 0) return;
-  const texts = todo.map((row) => `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${isoTime(row.created)}","data":${row.data}}`);
+  // The rows of one transaction share its time (now()): a run of them rewrites it once.
+  let created = '';
+  let iso = '';
+  const texts = todo.map((row) => {
+    if (row.created !== created) iso = isoTime((created = row.created));
+    return `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${iso}","data":${row.data}}`;
+  });
+  const text = texts.join('');
   const starts = new Int32Array(todo.length + 1);
-  for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + Buffer.byteLength(texts[i]);
-  const bytes = Buffer.allocUnsafeSlow(starts[texts.length]);
-  texts.forEach((text, i) => bytes.write(text, starts[i]));
+  let bytes: Buffer;
+  if (Buffer.byteLength(text) === text.length) {
+    // All ASCII (most windows): a character is a byte, and the window is encoded in one go.
+    for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + texts[i].length;
+    bytes = Buffer.from(text, 'latin1');
+  } else {
+    for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + Buffer.byteLength(texts[i]);
+    bytes = Buffer.allocUnsafeSlow(starts[texts.length]);
+    texts.forEach((t, i) => bytes.write(t, starts[i]));
+  }
   const cuts = linkCuts(bytes);
   // Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]): no link spans two rows.
   const cutsFrom = new Int32Array(todo.length + 1);
@@ -315,7 +378,7 @@ export function renderRows(rows: readonly EventRow[]): void {
     while (c < cuts.length && cuts[c] < starts[i]) c++;
     cutsFrom[i] = c;
   }
-  const rendering = new Rendering(bytes, starts, cuts, cutsFrom);
+  const rendering = new Rendering(bytes, starts, cuts, cutsFrom, todo.map((row) => row.type));
   todo.forEach((row, i) => {
     row.rendering = rendering;
     row.at = i;
@@ -325,14 +388,32 @@ export function renderRows(rows: readonly EventRow[]): void {
 }
 
 /**
- * Rows rendered together: their JSON in one buffer, and the same joined with a base for the last
- * two bases asked (one or two ask all day). Bytes outside the JS heap, and no object for each row:
- * the tail keeps thousands of rows for up to a second, and a young-generation collection costs
- * what survives it. With a Buffer, an id and arrays for each row, ~900 bytes a row were copied
- * twice: 120 collections of ~15 ms CPU each in a server delivering a 100,000-call campaign.
+ * How readers send rows: `array`, each row's JSON followed by a comma (a webhook's delivery, a
+ * JSON array, is a run of them); `stream`, each row a Server-Sent Events message.
+ */
+type Form = 'array' | 'stream';
+
+/** Rows in a form for a base: row i is bytes[starts[i], starts[i + 1]). */
+interface RenderedForm {
+  base: string;
+  form: Form;
+  bytes: Buffer;
+  starts: Int32Array;
+}
+
+/** Forms a rendering keeps: a webhook's and a stream's, for one or two bases, as readers ask all day. */
+const FORMS_KEPT = 3;
+
+/**
+ * Rows rendered together: their JSON in one buffer, and the forms readers send them in (with
+ * links made absolute for their base) for the last few asked. Bytes outside the JS heap, and no
+ * object for each row: the tail keeps thousands of rows for up to a second, and a
+ * young-generation collection costs what survives it. With a Buffer, an id and arrays for each
+ * row, ~900 bytes a row were copied twice: 120 collections of ~15 ms CPU each in a server
+ * delivering a 100,000-call campaign.
  */
 class Rendering {
-  private joins: { base: string; bytes: Buffer; starts: Int32Array }[] = [];
+  private forms: RenderedForm[] = [];
 
   constructor(
     private readonly bytes: Buffer,
@@ -342,33 +423,87 @@ class Rendering {
     private readonly cuts: Int32Array,
     /** Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]). */
     private readonly cutsFrom: Int32Array,
+    /** Row i's type (the one shared string for each type). */
+    private readonly types: readonly string[],
   ) {}
 
-  /** Row `at`'s JSON with its links made absolute with `base`. */
-  json(at: number, base: string): Buffer {
-    const join = this.joins.find((j) => j.base === base) ?? this.join(base);
-    return join.bytes.subarray(join.starts[at], join.starts[at + 1]);
+  /** The rows in `form` with their links made absolute with `base`. */
+  form(form: Form, base: string): RenderedForm {
+    const kept = this.forms.find((f) => f.base === base && f.form === form);
+    if (kept) return kept;
+    const made = form === 'array' ? this.array(base) : this.stream(base);
+    this.forms = [made, ...this.forms.slice(0, FORMS_KEPT - 1)];
+    return made;
   }
 
-  private join(base: string): { base: string; bytes: Buffer; starts: Int32Array } {
+  /** Each row's JSON with `base` in its links, and a comma after it. */
+  private array(base: string): RenderedForm {
     const link = Buffer.from(JSON.stringify(base).slice(1, -1));
     const { bytes, starts, cuts, cutsFrom } = this;
-    const out = Buffer.allocUnsafeSlow(bytes.length + cuts.length * link.length);
+    const rows = starts.length - 1;
+    const out = Buffer.allocUnsafeSlow(bytes.length + cuts.length * link.length + rows);
+    const joined = new Int32Array(rows + 1);
     let from = 0;
     let to = 0;
-    for (const cut of cuts) {
-      to += bytes.copy(out, to, from, cut);
-      to += link.copy(out, to);
-      from = cut;
+    let c = 0;
+    for (let i = 0; i < rows; i++) {
+      joined[i] = to;
+      for (; c < cutsFrom[i + 1]; c++) {
+        to += put(out, to, bytes, from, cuts[c]);
+        to += link.copy(out, to);
+        from = cuts[c];
+      }
+      to += put(out, to, bytes, from, starts[i + 1]);
+      from = starts[i + 1];
+      out[to++] = COMMA;
     }
-    bytes.copy(out, to, from);
-    const joined = starts.map((start, i) => start + cutsFrom[i] * link.length);
-    const join = { base, bytes: out, starts: joined };
-    this.joins = [join, ...this.joins.slice(0, 1)];
-    return join;
+    joined[rows] = to;
+    return { base, form: 'array', bytes: out, starts: joined };
+  }
+
+  /** Each row as a Server-Sent Events message: its id and type, then its JSON with `base` in its links. */
+  private stream(base: string): RenderedForm {
+    const json = this.form('array', base);
+    const rows = json.starts.length - 1;
+    // Ids and types are ASCII: a head's length in characters is its length in bytes.
+    const heads = this.types.map((type, i) => {
+      const at = json.starts[i] + ID_AT;
+      return `id: ${json.bytes.toString('latin1', at, json.bytes.indexOf(QUOTE, at))}\nevent: ${type}\ndata: `;
+    });
+    const length = heads.reduce((n, head) => n + head.length, 0) + json.bytes.length + rows; // a comma out, "\n\n" in
+    const out = Buffer.allocUnsafeSlow(length);
+    const starts = new Int32Array(rows + 1);
+    let to = 0;
+    for (let i = 0; i < rows; i++) {
+      starts[i] = to;
+      to += out.write(heads[i], to, 'latin1');
+      to += put(out, to, json.bytes, json.starts[i], json.starts[i + 1] - 1);
+      out[to++] = NEWLINE;
+      out[to++] = NEWLINE;
+    }
+    starts[rows] = to;
+    return { base, form: 'stream', bytes: out, starts };
   }
 }
 
+/**
+ * Copies source[from, end) into `out` at `to`; returns how many bytes. A short piece byte by byte:
+ * in Node 20 Buffer#copy makes a view of the source for each call, and the forms copy a few short
+ * pieces a row (the text between two links).
+ */
+function put(out: Buffer, to: number, source: Buffer, from: number, end: number): number {
+  if (end - from > SHORT_PIECE) return source.copy(out, to, from, end);
+  for (let i = from; i < end; i++) out[to++] = source[i];
+  return end - from;
+}
+const SHORT_PIECE = 64;
+
+/** Where the id starts in an event's JSON: after `{"id":"`. */
+const ID_AT = 7;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
+const NEWLINE = 10;
 const LINK = Buffer.from('"/rest-api/');
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -22,7 +22,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { appendEvents, EventType, type EventRow, type EventCursor, eventRowOf, pruneEvents, renderRows, sentEvent } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
@@ -352,7 +352,7 @@ export class WebhookDispatcher {
     const array = hook.batch_size > 1 || events.length > 1;
     // Encoded once: the signature and the request read the same bytes.
     const single = array ? undefined : sentEvent(events[0], publicUrl);
-    const body = single ? single.json : jsonArray(events.map((e) => sentEvent(e, publicUrl).json));
+    const body = single ? single.json : eventArray(events, publicUrl);
     const which: Record<string, string> = single ? { [EVENT_ID_HEADER]: single.id } : { [EVENT_COUNT_HEADER]: String(events.length) };
     const started = Date.now();
     let status: number | null = null;
@@ -410,15 +410,6 @@ export class WebhookDispatcher {
     };
     await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
-}
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
-/** Events' JSON bytes as one JSON array, each copied once. */
-function jsonArray(items: Buffer[]): Buffer {
-  return Buffer.concat([OPEN, ...items.flatMap((item, i) => (i ? [COMMA, item] : [item])), CLOSE]);
 }
 
 /** A delivery's row keys: its first event, and all of them (a Postgres array literal) when there are several. */

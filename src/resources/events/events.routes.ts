@@ -15,7 +15,7 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, type EventRow, presentEvent, readEvents, sentEvent, START } from '../../campaign/events.ts';
+import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventMessages, presentEvent, readEvents, START } from '../../campaign/events.ts';
 import { tailOf } from '../../campaign/event-tail.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
@@ -151,7 +151,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
           if (closed) break;
           cursor = read.end;
           if (read.events.length) {
-            if (!out.write(messages(read.events, base))) await new Promise((resolve) => out.once('drain', resolve));
+            if (!out.write(eventMessages(read.events, base))) await new Promise((resolve) => out.once('drain', resolve));
           }
           if (!read.full) break;
         }
@@ -178,21 +178,6 @@ async function stream(request: FastifyRequest, reply: FastifyReply, database: Da
     out.end();
   });
   await send();
-}
-
-const END_OF_MESSAGE = Buffer.from('\n\n');
-
-/**
- * The events as Server-Sent Events messages, in one chunk of bytes: each event's JSON is kept as
- * bytes (campaign/events.ts) and copied once, its id and type beside it.
- */
-function messages(rows: EventRow[], base: string): Buffer {
-  return Buffer.concat(
-    rows.flatMap((row) => {
-      const event = sentEvent(row, base);
-      return [Buffer.from(`id: ${event.id}\nevent: ${row.type}\ndata: `), event.json, END_OF_MESSAGE];
-    }),
-  );
 }
 
 function routes(api: Api, { database }: AppDeps) {

@@ -53,12 +53,34 @@ function eventsIn(text: string): Event[] {
   return found;
 }
 
+/**
+ * The events of whole Server-Sent Events messages (`text` ends with a blank line): each an id, its
+ * type and its JSON, whose head must agree with them. Comments (heartbeats) are skipped. Every
+ * 100th block is parsed whole and must agree too.
+ */
+const MESSAGE = /^id: (evt_[0-9a-z]+)\nevent: ([a-z_.]+)\ndata: \{"id":"\1","type":"\2","created":"([^"]+)"[^\n]*\n\n/gm;
+let blocks = 0;
+function messagesIn(text: string): Event[] {
+  const found = Array.from(text.matchAll(MESSAGE), (m) => ({ id: m[1], created: m[3] }));
+  const messages = text.split('\n\n').filter((m) => m !== '' && !m.startsWith(':'));
+  if (messages.length !== found.length) throw new Error(`the integrator read ${found.length} events from ${messages.length} messages: ${text.slice(0, 300)}`);
+  if (blocks++ % 100 === 0) {
+    const whole = messages.map((m) => JSON.parse(m.slice(m.indexOf('\ndata: ') + 7)) as Event).map((e) => ({ id: e.id, created: e.created }));
+    if (JSON.stringify(whole) !== JSON.stringify(found)) throw new Error(`the integrator read ${JSON.stringify(found)} from messages holding ${JSON.stringify(whole)}`);
+  }
+  return found;
+}
+
 class Tally {
   readonly seen = new Set<string>();
   readonly lags: number[] = [];
   duplicates = 0;
   first = 0;
   last = 0;
+
+  /** The last `created` parsed, and its time: the events of one transaction share it. */
+  private created = '';
+  private createdMs = 0;
 
   take(event: Event): void {
     const now = Date.now();
@@ -67,7 +89,8 @@ class Tally {
       return;
     }
     this.seen.add(event.id);
-    this.lags.push(now - Date.parse(event.created));
+    if (event.created !== this.created) this.createdMs = Date.parse((this.created = event.created));
+    this.lags.push(now - this.createdMs);
     if (!this.first) this.first = now;
     this.last = now;
   }
@@ -96,7 +119,7 @@ const receiver = http.createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
-    for (const event of eventsIn(body.toString('utf8'))) hook.take(event);
+    for (const event of eventsIn(body.toString('latin1'))) hook.take(event);
     deliveries++;
     res.writeHead(200).end();
   });
@@ -124,17 +147,17 @@ function openStream(url: string, auth: string): void {
   const live = new Tally();
   lives.push(live);
   const req = http.get(url, { headers: { authorization: auth, accept: 'text/event-stream' } }, (res) => {
-    res.setEncoding('utf8');
-    let buffer = '';
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const message = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = message.indexOf('\ndata: ');
-        if (data >= 0) for (const event of eventsIn(message.slice(data + 7))) live.take(event);
+    let pending = '';
+    res.on('data', (chunk: Buffer) => {
+      // Latin-1: a character a byte, so a chunk never ends inside one; what is read (ids, times) is ASCII.
+      const text = pending + chunk.toString('latin1');
+      const end = text.lastIndexOf('\n\n');
+      if (end < 0) {
+        pending = text;
+        return;
       }
+      pending = text.slice(end + 2);
+      for (const event of messagesIn(text.slice(0, end + 2))) live.take(event);
     });
   });
   req.on('error', () => undefined);

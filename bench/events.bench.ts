@@ -135,8 +135,9 @@ const ORDERS: Kind[][] = [
  * campaign to the last: the machine's mood, tables growing), and each round's comparison carries
  * the drift between its two runs' places. The orders turn (ORDERS) so that over each three rounds
  * each kind is first, second and third once: a steady drift then cancels in the mean, not in the
- * median, which printed here until 2026-11-28 and leaned a step of drift towards the read runs
- * against the log off (and one against them beside the log not read).
+ * median, which printed here until 2026-11-28 and kept a step of drift: with paces falling over
+ * the bench, in favour of the read runs against the log off (and against them beside the log not
+ * read); with paces rising, the other way.
  */
 const slowdown = (ratios: number[]) => (1 - Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length)) * 100;
 const percents = (values: number[]) => values.map((v) => `${fmt(v, 1)} %`).join(', ');

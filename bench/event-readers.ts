@@ -42,14 +42,20 @@ type Event = { id: string; created: string };
  * must agree, so a malformed one still fails the bench.
  */
 const HEAD = /\{"id":"(evt_[0-9a-z]+)","type":"[^"]*","created":"([^"]+)"/g;
-let bodies = 0;
 function eventsIn(text: string): Event[] {
   const found = Array.from(text.matchAll(HEAD), (m) => ({ id: m[1], created: m[2] }));
-  if (bodies++ % 100 === 0) {
+  return checked(found, () => {
     const parsed = JSON.parse(text) as Event | Event[];
-    const whole = (Array.isArray(parsed) ? parsed : [parsed]).map((e) => ({ id: e.id, created: e.created }));
-    if (JSON.stringify(whole) !== JSON.stringify(found)) throw new Error(`the integrator read ${JSON.stringify(found)} from a body holding ${JSON.stringify(whole)}`);
-  }
+    return Array.isArray(parsed) ? parsed : [parsed];
+  });
+}
+
+/** Every 100th read (bodies and stream blocks alike): `found` must be what parsing the whole gives. */
+let reads = 0;
+function checked(found: Event[], parse: () => Event[]): Event[] {
+  if (reads++ % 100 !== 0) return found;
+  const whole = parse().map((e) => ({ id: e.id, created: e.created }));
+  if (JSON.stringify(whole) !== JSON.stringify(found)) throw new Error(`the integrator read ${JSON.stringify(found)} where parsing the whole gives ${JSON.stringify(whole)}`);
   return found;
 }
 
@@ -59,16 +65,11 @@ function eventsIn(text: string): Event[] {
  * 100th block is parsed whole and must agree too.
  */
 const MESSAGE = /^id: (evt_[0-9a-z]+)\nevent: ([a-z_.]+)\ndata: \{"id":"\1","type":"\2","created":"([^"]+)"[^\n]*\n\n/gm;
-let blocks = 0;
 function messagesIn(text: string): Event[] {
   const found = Array.from(text.matchAll(MESSAGE), (m) => ({ id: m[1], created: m[3] }));
   const messages = text.split('\n\n').filter((m) => m !== '' && !m.startsWith(':'));
   if (messages.length !== found.length) throw new Error(`the integrator read ${found.length} events from ${messages.length} messages: ${text.slice(0, 300)}`);
-  if (blocks++ % 100 === 0) {
-    const whole = messages.map((m) => JSON.parse(m.slice(m.indexOf('\ndata: ') + 7)) as Event).map((e) => ({ id: e.id, created: e.created }));
-    if (JSON.stringify(whole) !== JSON.stringify(found)) throw new Error(`the integrator read ${JSON.stringify(found)} from messages holding ${JSON.stringify(whole)}`);
-  }
-  return found;
+  return checked(found, () => messages.map((m) => JSON.parse(m.slice(m.indexOf('\ndata: ') + 7)) as Event));
 }
 
 class Tally {

@@ -330,12 +330,14 @@ function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: n
   renderRows(rows);
   const runs: { form: RenderedForm; from: number; to: number }[] = [];
   let length = before;
+  let from: Rendering | undefined;
+  let bytes: RenderedForm | undefined;
   for (const row of rows) {
     const { rendering, at } = rendered(row);
+    if (rendering !== from) bytes = (from = rendering).form(form, base); // the form looked up once a rendering, not once a row
     const last = runs.at(-1);
-    const bytes = rendering.form(form, base);
     if (last && last.form === bytes && last.to === at) last.to = at + 1;
-    else runs.push({ form: bytes, from: at, to: at + 1 });
+    else runs.push({ form: bytes as RenderedForm, from: at, to: at + 1 });
   }
   for (const run of runs) length += run.form.starts[run.to] - run.form.starts[run.from];
   const out = Buffer.allocUnsafe(length);

@@ -87,7 +87,8 @@ function startBurner(cores: number): () => void {
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
-  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const prof = process.env.BENCH_CPU_PROF;
+  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: [...process.execArgv, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve(m.url));
     child.once('exit', (code) => reject(new Error(`the readers' process exited with ${code}`)));

@@ -118,7 +118,10 @@ function takeMessages(bytes: Buffer, end: number, tally: Tally): void {
   const found: Event[] | undefined = reads++ % 100 === 0 ? [] : undefined;
   const whole: Event[] = [];
   for (let at = 0; at < end; ) {
-    const next = bytes.indexOf(BLANK, at) + BLANK.length;
+    const blank = bytes.indexOf(BLANK, at);
+    // Never so here (`end` follows a blank line); a loop sent back to the start would never end.
+    if (blank < 0) throw malformed(bytes, at);
+    const next = blank + BLANK.length;
     if (bytes[at] === COLON) {
       at = next; // a comment (a heartbeat)
       continue;

@@ -14,6 +14,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from '../src/campaign/events.ts';
 import { verify } from '../src/webhooks/signature.ts';
 
 /** What a reader got: each event once, its lag (receipt − the event's `created`). */
@@ -46,21 +47,22 @@ const QUOTE = 34;
 const NEWLINE = 10;
 const COLON = 58;
 /** How each event's JSON starts (the server writes its head in this order, without spaces). */
-const HEAD = Buffer.from('{"id":"evt_');
+const HEAD = Buffer.from(`{"id":"${ID_PREFIX}`);
+/** Where the id (with its prefix) starts after HEAD's start. */
+const ID_AT = HEAD.length - ID_PREFIX.length;
 const TYPE = Buffer.from('","type":"');
 const CREATED = Buffer.from('","created":"');
-const ID_LINE = Buffer.from('id: evt_');
+const ID_LINE = Buffer.from(`id: ${ID_PREFIX}`);
 const EVENT_LINE = Buffer.from('\nevent: ');
 const DATA_LINE = Buffer.from('\ndata: ');
 const BLANK = Buffer.from('\n\n');
-/** An event id after `evt_`: 11 base-36 digits of its transaction, 12 of its row (events.ts). */
-const ID_DIGITS = 23;
-const ROW_DIGITS = 12;
+/** An event id after its prefix: base-36 digits of its transaction, then of its row (events.ts). */
+const ID_DIGITS = TXID_WIDTH + ROW_WIDTH;
 
-/** The row id in an event id's last 12 base-36 digits (unique per event), read from the bytes. */
+/** The row id in an event id's last base-36 digits (unique per event), read from the bytes (cursorOf, without a string). */
 function rowOf(bytes: Buffer, digitsEnd: number): number {
   let n = 0;
-  for (let i = digitsEnd - ROW_DIGITS; i < digitsEnd; i++) {
+  for (let i = digitsEnd - ROW_WIDTH; i < digitsEnd; i++) {
     const c = bytes[i];
     n = n * 36 + (c <= 57 ? c - 48 : c - 87);
   }
@@ -88,7 +90,7 @@ function headAt(bytes: Buffer, at: number, type?: [number, number]): Head {
 
 const malformed = (bytes: Buffer, at: number) => new Error(`the integrator read a malformed event: ${bytes.toString('utf8', at, at + 300)}`);
 const eventOf = (bytes: Buffer, at: number, head: Head): Event => ({
-  id: bytes.toString('latin1', at + HEAD.length - 4, head.idEnd),
+  id: bytes.toString('latin1', at + ID_AT, head.idEnd),
   created: bytes.toString('latin1', head.created, head.createdEnd),
 });
 
@@ -116,7 +118,7 @@ function takeBody(body: Buffer, tally: Tally): number {
  */
 function takeMessages(bytes: Buffer, end: number, tally: Tally): void {
   const found: Event[] | undefined = reads++ % 100 === 0 ? [] : undefined;
-  const whole: Event[] = [];
+  const whole: Event[] = []; // what parsing each message gives, when found is kept
   for (let at = 0; at < end; ) {
     const blank = bytes.indexOf(BLANK, at);
     // Never so here (`end` follows a blank line); a loop sent back to the start would never end.

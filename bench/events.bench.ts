@@ -28,7 +28,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
-import { backends, cli, cpuSplit, fmt, startServer, startWorker } from './support.ts';
+import { backends, cli, cpuSplit, fmt, profiled, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** Rounds of three campaigns (log off, on and not read, on and read; BENCH_ROUNDS, default 3). */
@@ -87,8 +87,7 @@ function startBurner(cores: number): () => void {
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
-  const prof = process.env.BENCH_CPU_PROF;
-  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: [...process.execArgv, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: profiled(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve(m.url));
     child.once('exit', (code) => reject(new Error(`the readers' process exited with ${code}`)));

@@ -107,7 +107,7 @@ export function cli(args: string[], env: Record<string, string>): string {
 }
 
 /** BENCH_CPU_PROF=<dir>: every process a benchmark starts writes a V8 CPU profile there. */
-function profiled(command: string[]): string[] {
+export function profiled(command: string[]): string[] {
   const dir = process.env.BENCH_CPU_PROF;
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...command] : command;
 }

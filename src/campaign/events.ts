@@ -259,9 +259,9 @@ export async function endOfLog(db: Db): Promise<EventCursor> {
   return row ? { txid: Number(row.txid), id: Number(row.id) } : START;
 }
 
-const ID_PREFIX = 'evt_';
-const TXID_WIDTH = 11; // base 36: up to 36^11 ≈ 1.3e17 transactions
-const ROW_WIDTH = 12;
+export const ID_PREFIX = 'evt_';
+export const TXID_WIDTH = 11; // base 36: up to 36^11 ≈ 1.3e17 transactions
+export const ROW_WIDTH = 12;
 
 /** The event's public id: sortable as text in the log's order, and decodable to a cursor. */
 export function eventId(row: { txid: number; id: number }): string {

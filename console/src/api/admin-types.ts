@@ -70,8 +70,26 @@ export interface Account {
   call_rate: number;
   sms_rate: number;
   balance_low_threshold: number | null;
+  recording_retention_days: number | null;
+  contact_caps: ContactCaps | null;
+  calling_hours: CallingHours | null;
+  default_country: string | null;
   created_date: string;
   updated_date: string;
+}
+
+/** An account's contact caps (issue 16): any part may be null. */
+export interface ContactCaps {
+  attempts: number | null;
+  window_days: number | null;
+  quiet_days: number | null;
+  daily: number | null;
+}
+
+/** An account's legal calling hours, in each contact's local time (HH:MM; the end may be 24:00). */
+export interface CallingHours {
+  start: string;
+  end: string;
 }
 
 export interface Payment {

@@ -84,6 +84,7 @@ export interface VoiceCampaign extends CampaignBase {
   completion_enabled: boolean;
   completion_maxretry: number;
   completion_intervalretry: number;
+  record_calls: boolean;
   retry_rules: Record<string, { attempts: number; interval: number }> | null;
 }
 

@@ -8,6 +8,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, idOf } from '../api/client.ts';
 import { useChoices } from '../api/queries.ts';
 import { fromLocalInput, toLocalInput } from '../format.ts';
+import { RetryRulesInput, rulesText } from './retry-rules.tsx';
 import { ErrorMessage, Field } from './ui.tsx';
 
 export type FieldKind =
@@ -18,7 +19,9 @@ export type FieldKind =
   | { type: 'time' }
   | { type: 'select'; options: [string, string][] }
   | { type: 'link'; resource: string; optional?: boolean; asId?: boolean }
-  | { type: 'links'; resource: string };
+  | { type: 'links'; resource: string }
+  /** A voice campaign's retry_rules: retries and a wait for each cause, held as their JSON (retry-rules.tsx). */
+  | { type: 'retry-rules' };
 
 export interface FormField {
   name: string;
@@ -52,6 +55,9 @@ export function valuesOf(groups: FormGroup[], record: Record<string, unknown> | 
       case 'datetime':
         v[f.name] = toLocalInput(raw as string | null);
         break;
+      case 'retry-rules':
+        v[f.name] = rulesText(raw);
+        break;
       default:
         v[f.name] = raw == null ? '' : String(raw);
     }
@@ -81,6 +87,9 @@ export function bodyOf(groups: FormGroup[], values: FormValues, initial: FormVal
       case 'number':
       case 'select':
         if (value !== '') body[f.name] = value;
+        break;
+      case 'retry-rules':
+        body[f.name] = value === '' ? null : JSON.parse(value as string);
         break;
       default:
         body[f.name] = value;
@@ -133,6 +142,7 @@ function Checklist({ field, value, onChange, errors }: { field: FormField; value
 function Input({ field, value, set, errors }: { field: FormField; value: FormValues[string]; set: (v: FormValues[string]) => void; errors?: string[] }) {
   const k = field.kind;
   if (k.type === 'links') return <Checklist field={field} value={value as string[]} onChange={set} errors={errors} />;
+  if (k.type === 'retry-rules') return <RetryRulesInput label={field.label} hint={field.hint} value={value as string} onChange={set} errors={errors} />;
   if (k.type === 'checkbox') {
     return (
       <div className={`field check${errors?.length ? ' field-invalid' : ''}`}>

@@ -1,6 +1,6 @@
 /**
  * The voice campaign form's fields, grouped as an operator thinks of them (who, what, when, pace,
- * retries, voicemail), with how each is read from a record and written back. The API checks
+ * retries, voicemail and recording), with how each is read from a record and written back. The API checks
  * every value; its messages are shown next to the field they name.
  */
 import type { VoiceCampaign } from '../../api/types.ts';
@@ -80,13 +80,19 @@ export const GROUPS: { title: string; fields: VoiceField[] }[] = [
     fields: [
       { name: 'maxretry', label: 'Retries', hint: 'Further attempts after an unanswered call.', kind: { type: 'number', min: 0 } },
       { name: 'intervalretry', label: 'Wait between attempts (seconds)', kind: { type: 'number', min: 0 } },
+      {
+        name: 'retry_rules',
+        label: 'Retries by cause',
+        hint: 'A cause left empty uses the retries and wait above; an answering machine without a rule is final.',
+        kind: { type: 'retry-rules' },
+      },
       { name: 'completion_enabled', label: 'Completion enabled', hint: 'Call back answered subscribers who did not reach a completed section.', kind: { type: 'checkbox' } },
       { name: 'completion_maxretry', label: 'Completion callbacks', kind: { type: 'number', min: 0 } },
       { name: 'completion_intervalretry', label: 'Wait before a completion callback (seconds)', kind: { type: 'number', min: 0 } },
     ],
   },
   {
-    title: 'Voicemail',
+    title: 'Voicemail and recording',
     fields: [
       { name: 'voicemail', label: 'Detect answering machines', kind: { type: 'checkbox' } },
       {
@@ -102,6 +108,7 @@ export const GROUPS: { title: string; fields: VoiceField[] }[] = [
         },
       },
       { name: 'voicemail_audiofile', label: 'Voicemail message', kind: { type: 'link', resource: 'audio-files', optional: true } },
+      { name: 'record_calls', label: 'Record whole calls', hint: 'Each call’s recording is listed with the call; kept as long as your account’s retention says.', kind: { type: 'checkbox' } },
     ],
   },
 ];

@@ -24,10 +24,11 @@ function initialValues(section: Section | undefined): Values {
   const defaults: Record<string, number | null> = { order: null, retries: null, timeout: 5, rating_laps: 9, number_digits: 2, min_number: 0, max_number: 99 };
   for (const k of NUMBERS) v[k] = String(section ? (section[k] ?? '') : (defaults[k] ?? ''));
   for (const k of LINKS) v[k] = section?.[k] ?? '';
+  v.callback_minutes = String(section?.callback_minutes ?? '');
   return v;
 }
 
-/** The request: the common fields and the type's own; "" numbers are left out (retries: null = none). */
+/** The request: the common fields and the type's own; "" numbers are left out (retries and callback_minutes: null = none). */
 function requestBody(v: Values, surveyUrl: string, isNew: boolean): Record<string, unknown> {
   const type = Number(v.type);
   const own = new Set<string>(SECTION_TYPES[type]?.fields ?? []);
@@ -35,6 +36,9 @@ function requestBody(v: Values, surveyUrl: string, isNew: boolean): Record<strin
   const body: Record<string, unknown> = { type, question: v.question, script: v.script || null, audiofile: v.audiofile || null, completed: v.completed };
   if (isNew) body.survey = surveyUrl;
   if (v.order !== '') body.order = Number(v.order);
+  // Any type may ask for a callback; sent only when set or cleared, so a section that never had one is written as before.
+  if (v.callback_minutes !== '') body.callback_minutes = Number(v.callback_minutes);
+  else if (!isNew) body.callback_minutes = null;
   for (const k of TEXTS) if (own.has(k)) body[k] = v[k];
   for (const k of NUMBERS) {
     if (!own.has(k)) continue;
@@ -100,7 +104,7 @@ export function SectionForm({ section, surveyUrl, onSaved }: { section?: Section
   const type = Number(values.type);
   const info = SECTION_TYPES[type];
   const has = (f: TypeField) => info?.fields.includes(f) ?? false;
-  const shown = new Set<string>(['type', 'question', 'script', 'audiofile', 'completed', 'order', ...(info?.fields ?? [])]);
+  const shown = new Set<string>(['type', 'question', 'script', 'audiofile', 'completed', 'callback_minutes', 'order', ...(info?.fields ?? [])]);
   if (has('keys')) KEY_NAMES.forEach((k) => shown.add(k));
   const other = Object.entries(apiErrors).filter(([k]) => !shown.has(k));
 
@@ -196,6 +200,7 @@ export function SectionForm({ section, surveyUrl, onSaved }: { section?: Section
       {has('retries') && number('retries', LABELS.retries, 'Empty: asked once.')}
       {has('invalid_audiofile') && link('invalid_audiofile', 'Audio after a wrong answer', 'audio-files', 'None')}
       {check('completed', 'Reaching this section completes the subscriber', 'The subscriber ends COMPLETED (8) instead of SENT.')}
+      {number('callback_minutes', 'Call back after (minutes)', 'A call that passes through this section asks to be called again this long after it ends. Empty: no callback.')}
       {number('order', 'Play order', isNew ? 'Empty: after the last section.' : 'Sections play by this number, lowest first; branches jump elsewhere.')}
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>

@@ -43,6 +43,8 @@ export interface Section {
   queue: string | null;
   sms_text: string | null;
   api_url: string | null;
+  /** Shown only when set (issue 16): a call through this section asks to be called back this many minutes after it ends. */
+  callback_minutes?: number;
 }
 
 /** GET /survey-template/<id>/flow/: sections in play order with their branches, and the problems. */

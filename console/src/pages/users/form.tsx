@@ -2,13 +2,15 @@
  * Create or edit an account (admins only). Deactivating (is_active off) refuses the user's
  * password and tokens at once and holds their campaigns; accounts are never deleted (they own
  * campaigns, CDRs and payments). The API's messages (unique username, the last active admin)
- * are shown beside their fields.
+ * are shown beside their fields. The calling rules (contact caps, legal calling hours, the
+ * country numbers are read in, how long recordings are kept) are the account's own, on top of
+ * the instance's: each part left empty is off.
  */
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError, get, listPath, patch, post, recordPath } from '../../api/client.ts';
-import type { Account } from '../../api/admin-types.ts';
+import type { Account, ContactCaps } from '../../api/admin-types.ts';
 import { ErrorMessage, Field, Loading, Time } from '../../components/ui.tsx';
 import { formatMoney } from '../../format.ts';
 import '../../components/admin.css';
@@ -27,6 +29,25 @@ const MONEY: [string, string, string?][] = [
   ['balance_low_threshold', 'Low-balance threshold', 'A balance falling below it writes a balance.low event; empty: none.'],
 ];
 
+/** The contact caps' parts, each a form value `caps_<part>`; empty: that part is off. */
+const CAPS: [keyof ContactCaps, string, string][] = [
+  ['attempts', 'Attempts', 'At most this many calls to one number…'],
+  ['window_days', 'In days', '…in this many days (rolling); goes with attempts.'],
+  ['daily', 'Attempts a day', 'At most this many calls to one number in 24 hours.'],
+  ['quiet_days', 'Quiet days', 'No call to a number for this many days after a conversation.'],
+];
+/** US Regulation F: 7 calls in 7 days, 7 days of quiet after a conversation. */
+const REGULATION_F: Record<keyof ContactCaps, string> = { attempts: '7', window_days: '7', daily: '', quiet_days: '7' };
+
+/** Form values that make up one API field: the field's message is hidden once any of them is edited. */
+const PART_OF: Record<string, string> = {
+  ...Object.fromEntries(CAPS.map(([part]) => [`caps_${part}`, 'contact_caps'])),
+  hours_start: 'calling_hours',
+  hours_end: 'calling_hours',
+};
+
+const text = (v: unknown) => (v == null ? '' : String(v));
+
 function initial(a?: Account): Values {
   return {
     username: a?.username ?? '',
@@ -40,8 +61,29 @@ function initial(a?: Account): Values {
     call_rate: a ? String(a.call_rate) : '0',
     sms_rate: a ? String(a.sms_rate) : '0',
     balance_low_threshold: a?.balance_low_threshold == null ? '' : String(a.balance_low_threshold),
+    ...Object.fromEntries(CAPS.map(([part]) => [`caps_${part}`, text(a?.contact_caps?.[part])])),
+    hours_start: a?.calling_hours?.start ?? '',
+    hours_end: a?.calling_hours?.end ?? '',
+    default_country: a?.default_country ?? '',
+    recording_retention_days: text(a?.recording_retention_days),
   };
 }
+
+/** The calling rules' part of the request: each API field whose form values changed (all of them for a new account). */
+function rulesBody(v: Values, start: Values, isNew: boolean): Record<string, unknown> {
+  const changed = (keys: string[]) => isNew || keys.some((k) => v[k] !== start[k]);
+  const body: Record<string, unknown> = {};
+  const capKeys = CAPS.map(([part]) => `caps_${part}`);
+  if (changed(capKeys)) {
+    // Every part empty: no caps (null); else each part a number, or null when empty.
+    body.contact_caps = capKeys.every((k) => v[k] === '') ? null : Object.fromEntries(CAPS.map(([part]) => [part, v[`caps_${part}`] === '' ? null : Number(v[`caps_${part}`])]));
+  }
+  if (changed(['hours_start', 'hours_end'])) body.calling_hours = v.hours_start === '' && v.hours_end === '' ? null : { start: v.hours_start, end: v.hours_end };
+  if (changed(['default_country'])) body.default_country = v.default_country === '' ? null : (v.default_country as string).trim().toUpperCase();
+  if (changed(['recording_retention_days'])) body.recording_retention_days = v.recording_retention_days === '' ? null : Number(v.recording_retention_days);
+  return body;
+}
+const RULE_KEYS = new Set(['hours_start', 'hours_end', 'default_country', 'recording_retention_days', ...Object.keys(PART_OF)]);
 
 export function AccountForm({ account }: { account?: Account }) {
   const isNew = !account;
@@ -52,9 +94,9 @@ export function AccountForm({ account }: { account?: Account }) {
   const client = useQueryClient();
   const save = useMutation({
     mutationFn: async () => {
-      const body: Record<string, unknown> = {};
+      const body: Record<string, unknown> = rulesBody(v, start, isNew);
       for (const [k, value] of Object.entries(v)) {
-        if (!isNew && value === start[k]) continue;
+        if (RULE_KEYS.has(k) || (!isNew && value === start[k])) continue;
         if (k === 'password' && value === '') continue;
         // On edit, the balance is changed by payments (recorded), not here.
         if (k === 'balance' && !isNew) continue;
@@ -73,8 +115,18 @@ export function AccountForm({ account }: { account?: Account }) {
   const errs = (k: string) => (edited.has(k) ? undefined : fieldErrors[k]);
   const set = (k: string, value: string | boolean) => {
     setV((old) => ({ ...old, [k]: value }));
-    setEdited((old) => new Set(old).add(k));
+    setEdited((old) => new Set(old).add(k).add(PART_OF[k] ?? k));
   };
+  /** A fieldset of form values that make up one API field, its message under them. */
+  const parts = (field: string, legend: string, hint: string, children: ReactNode, extra?: ReactNode) => (
+    <fieldset className={`checklist${errs(field) ? ' field-invalid' : ''}`}>
+      <legend>{legend}</legend>
+      <small className="hint">{hint}</small>
+      <div className="group-fields">{children}</div>
+      {extra}
+      {errs(field) && <p className="field-error">{errs(field)?.join(' ')}</p>}
+    </fieldset>
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setEdited(new Set());
@@ -88,7 +140,7 @@ export function AccountForm({ account }: { account?: Account }) {
           name={k}
           type={type}
           inputMode={type === 'number' ? 'decimal' : undefined}
-          step={type === 'number' ? '0.00001' : undefined}
+          step={type === 'number' ? (k.startsWith('caps_') || k === 'recording_retention_days' ? '1' : '0.00001') : undefined}
           autoComplete={k === 'password' ? 'new-password' : 'off'}
           value={v[k] as string}
           onChange={(e) => set(k, e.target.value)}
@@ -144,6 +196,31 @@ export function AccountForm({ account }: { account?: Account }) {
             </div>
           )}
           {MONEY.map(([k, label, hint]) => input(k, label, 'number', hint))}
+        </div>
+      </fieldset>
+      <fieldset className="group">
+        <legend>Calling rules</legend>
+        <div className="group-fields">
+          {parts(
+            'contact_caps',
+            'Contact caps',
+            'Counted across all of this user’s campaigns, per number. Empty: no cap.',
+            CAPS.map(([part, label, hint]) => input(`caps_${part}`, label, 'number', hint)),
+            <button type="button" onClick={() => CAPS.forEach(([part]) => set(`caps_${part}`, REGULATION_F[part]))}>
+              Use Regulation F (7 calls in 7 days, 7 quiet days)
+            </button>,
+          )}
+          {parts(
+            'calling_hours',
+            'Legal calling hours',
+            'Read in each contact’s own time zone, on top of every campaign’s window; HH:MM, the end may be 24:00. Empty: none.',
+            <>
+              {input('hours_start', 'From', 'text')}
+              {input('hours_end', 'Until', 'text')}
+            </>,
+          )}
+          {input('default_country', 'Country of numbers without +', 'text', 'Two letters, e.g. US. Empty: the instance’s DEFAULT_COUNTRY.')}
+          {input('recording_retention_days', 'Keep recordings (days)', 'number', 'Older call recordings are deleted. Empty: kept.')}
         </div>
       </fieldset>
       {account && (

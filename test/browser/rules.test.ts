@@ -1,0 +1,185 @@
+/**
+ * The calling rules of issue 16 in the console, in a real browser (same harness as
+ * console.test.ts: Debian's Chromium, the real server as a process on a fresh DATA_DIR or a fresh
+ * PostgreSQL database): an account's contact caps, legal calling hours, country and recording
+ * retention; a campaign's retries by cause and whole-call recording; a section's callback. Each
+ * is set through the page and read back through the API; a bad value shows the API's message
+ * beside its field and changes nothing.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { request } from '../cli-process.ts';
+import { basic, dbLabel, idOf } from '../helpers.ts';
+import { browserHarness } from './harness.ts';
+
+const admin = basic('admin', 'admin-pw');
+const erin = basic('erin', 'erin-pw');
+
+describe(`the calling rules in the console (${dbLabel})`, () => {
+  const ui = browserHarness({ name: 'rules', shotPrefix: 'rules-' });
+  const { create, newPage, shot, signIn } = ui;
+  const get = async (auth: string, path: string) => {
+    const res = await request(ui.server, 'GET', path, auth);
+    assert.equal(res.status, 200, `GET ${path}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  /** Waits (up to 20 s) for `check` to hold. */
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await check())) {
+      assert.ok(Date.now() < deadline, `timed out waiting: ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  let erinId: number;
+  let campaignId: number;
+  let surveyId: number;
+  let sectionId: number;
+
+  before(async () => {
+    erinId = (await create(admin, 'accounts', { username: 'erin', password: 'erin-pw', balance: '10' })).id;
+    const gateway = await create(admin, 'gateway', { name: 'Simulated carrier', driver: 'simulator', settings: {} });
+    const book = await create(erin, 'phonebook', { name: 'Erin book' });
+    const survey = await create(erin, 'survey-template', { name: 'Erin survey' });
+    surveyId = survey.id;
+    sectionId = (await create(erin, 'section-template', { survey: survey.url, type: 1, question: 'Welcome', script: 'Welcome.' })).id;
+    campaignId = (await create(erin, 'campaigns', { name: 'Erin campaign', phonebook: [book.url], object_id: idOf(survey.url), aleg_gateway: gateway.url })).id;
+  });
+
+  test("an admin sets a user's contact caps, calling hours, country and retention; a bad window is refused beside its field", async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'admin', 'admin-pw');
+      await page.goto(`${ui.server.base}/users/${erinId}`);
+      await page.getByRole('heading', { name: 'Edit erin' }).waitFor();
+      const hours = page.getByRole('group', { name: 'Legal calling hours' });
+
+      // An end before the start: the API's message under the hours, nothing saved.
+      await hours.getByLabel('From').fill('21:00');
+      await hours.getByLabel('Until').fill('08:00');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('alert').waitFor();
+      await hours.locator('.field-error').filter({ hasText: 'end must be after start' }).waitFor();
+      await shot(page, 'account-hours-error');
+      assert.equal((await get(admin, `/rest-api/accounts/${erinId}/`)).calling_hours, null);
+
+      // Attempts without the days they are counted in: refused under the caps.
+      const caps = page.getByRole('group', { name: 'Contact caps' });
+      await caps.getByLabel('Attempts', { exact: true }).fill('5');
+      await hours.getByLabel('From').fill('08:00');
+      await hours.getByLabel('Until').fill('21:00');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await caps.locator('.field-error').filter({ hasText: 'attempts and window_days go together' }).waitFor();
+      assert.equal(await hours.locator('.field-error').count(), 0, 'the hours were edited: their old message is gone');
+      const unchanged = await get(admin, `/rest-api/accounts/${erinId}/`);
+      assert.deepEqual([unchanged.contact_caps, unchanged.calling_hours], [null, null], 'a refused request changes nothing');
+
+      await page.getByRole('button', { name: /Use Regulation F/ }).click();
+      assert.equal(await caps.getByLabel('In days').inputValue(), '7');
+      await page.getByLabel('Country of numbers without +').fill('gb');
+      await page.getByLabel('Keep recordings (days)').fill('30');
+      await shot(page, 'account-rules');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      const saved = await get(admin, `/rest-api/accounts/${erinId}/`);
+      assert.deepEqual(saved.contact_caps, { attempts: 7, window_days: 7, quiet_days: 7, daily: null });
+      assert.deepEqual(saved.calling_hours, { start: '08:00', end: '21:00' });
+      assert.equal(saved.default_country, 'GB');
+      assert.equal(saved.recording_retention_days, 30);
+
+      // The form shows them back; emptying every cap turns the caps off, and the rest stays.
+      await page.goto(`${ui.server.base}/users/${erinId}`);
+      await page.getByRole('heading', { name: 'Edit erin' }).waitFor();
+      assert.equal(await caps.getByLabel('Quiet days').inputValue(), '7');
+      assert.equal(await hours.getByLabel('Until').inputValue(), '21:00');
+      for (const label of ['Attempts', 'In days', 'Quiet days']) await caps.getByLabel(label, { exact: true }).fill('');
+      await caps.getByLabel('Attempts a day').fill('2');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      const daily = await get(admin, `/rest-api/accounts/${erinId}/`);
+      assert.deepEqual(daily.contact_caps, { attempts: null, window_days: null, quiet_days: null, daily: 2 });
+      assert.deepEqual(daily.calling_hours, { start: '08:00', end: '21:00' });
+      assert.equal(daily.recording_retention_days, 30);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a campaign's retries by cause and whole-call recording are set with its form; a rule without its wait is refused", async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'erin', 'erin-pw');
+      await page.goto(`${ui.server.base}/campaigns/${campaignId}/edit`);
+      await page.getByRole('heading', { name: 'Edit Erin campaign' }).waitFor();
+      const rules = page.getByRole('group', { name: 'Retries by cause' });
+      await rules.getByLabel('Busy: retries').fill('3');
+      await rules.getByLabel('Busy: wait in seconds').fill('300');
+      await rules.getByLabel('Answering machine: retries').fill('1');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await rules.locator('.field-error').filter({ hasText: /machine/ }).waitFor();
+      await shot(page, 'campaign-rules-error');
+      assert.equal((await get(erin, `/rest-api/campaigns/${campaignId}/`)).retry_rules, null, 'a refused request changes nothing');
+
+      await rules.getByLabel('Answering machine: wait in seconds').fill('3600');
+      await page.getByRole('checkbox', { name: 'Record whole calls' }).check();
+      await shot(page, 'campaign-rules');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Erin campaign', exact: true }).waitFor();
+      const saved = await get(erin, `/rest-api/campaigns/${campaignId}/`);
+      assert.deepEqual(saved.retry_rules, { busy: { attempts: 3, interval: 300 }, machine: { attempts: 1, interval: 3600 } });
+      assert.equal(saved.record_calls, true);
+
+      // Shown back as saved; a PATCH of one other field leaves the rules alone; emptied, they are cleared.
+      await page.goto(`${ui.server.base}/campaigns/${campaignId}/edit`);
+      await page.getByRole('heading', { name: 'Edit Erin campaign' }).waitFor();
+      assert.equal(await rules.getByLabel('Answering machine: wait in seconds').inputValue(), '3600');
+      assert.equal(await rules.getByLabel('No answer: retries').inputValue(), '');
+      assert.equal(await page.getByRole('checkbox', { name: 'Record whole calls' }).isChecked(), true);
+      await page.getByLabel('Description', { exact: true }).fill('Rules kept');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Erin campaign', exact: true }).waitFor();
+      assert.deepEqual((await get(erin, `/rest-api/campaigns/${campaignId}/`)).retry_rules, saved.retry_rules);
+
+      await page.goto(`${ui.server.base}/campaigns/${campaignId}/edit`);
+      await page.getByRole('heading', { name: 'Edit Erin campaign' }).waitFor();
+      for (const label of ['Busy: retries', 'Busy: wait in seconds', 'Answering machine: retries', 'Answering machine: wait in seconds']) await rules.getByLabel(label).fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('heading', { name: 'Erin campaign', exact: true }).waitFor();
+      assert.equal((await get(erin, `/rest-api/campaigns/${campaignId}/`)).retry_rules, null);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a section's callback is set and cleared in the survey editor; out of range is refused beside it", async () => {
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'erin', 'erin-pw');
+      await page.goto(`${ui.server.base}/surveys/${surveyId}`);
+      await page.getByRole('region', { name: 'Play order' }).getByRole('button', { name: /Welcome/ }).click();
+      const form = page.getByRole('form', { name: 'Section Welcome' });
+      const callback = form.getByLabel('Call back after (minutes)');
+      await callback.fill('50000');
+      await form.getByRole('button', { name: 'Save section' }).click();
+      await form.locator('.field-invalid .field-error').waitFor();
+      assert.equal(await callback.getAttribute('aria-invalid'), 'true');
+      assert.equal((await get(erin, `/rest-api/section-template/${sectionId}/`)).callback_minutes, undefined);
+
+      await callback.fill('30');
+      await form.getByRole('button', { name: 'Save section' }).click();
+      const section = `/rest-api/section-template/${sectionId}/`;
+      await until(async () => (await get(erin, section)).callback_minutes === 30, 'callback_minutes 30 saved');
+      // The editor reads the section again and shows it as saved.
+      await until(async () => (await callback.inputValue()) === '30', 'the form shows 30 again');
+      await shot(page, 'section-callback');
+
+      await callback.fill('');
+      await form.getByRole('button', { name: 'Save section' }).click();
+      await until(async () => !('callback_minutes' in (await get(erin, section))), 'callback_minutes cleared');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@
  * payments, webhooks, tokens) as the console reads them; their schemas are in
  * src/resources/<name>/ (and the OpenAPI document).
  */
+import type { CallingHours, ContactCaps } from '../../../src/campaign/contact-policy.ts';
 import type { CampaignProgress, SmsCampaign } from './types.ts';
 
 /** An SMS campaign with its progress as the API gives it (src/resources/campaigns/sms.schema.ts). */
@@ -78,19 +79,8 @@ export interface Account {
   updated_date: string;
 }
 
-/** An account's contact caps (issue 16): any part may be null. */
-export interface ContactCaps {
-  attempts: number | null;
-  window_days: number | null;
-  quiet_days: number | null;
-  daily: number | null;
-}
-
-/** An account's legal calling hours, in each contact's local time (HH:MM; the end may be 24:00). */
-export interface CallingHours {
-  start: string;
-  end: string;
-}
+/** An account's contact caps and legal calling hours (issue 16): the server's own types, where the rules are. */
+export type { CallingHours, ContactCaps };
 
 export interface Payment {
   amount: string;

@@ -13,6 +13,8 @@ import { ApiError, get, listPath, patch, post, recordPath } from '../../api/clie
 import type { Account, ContactCaps } from '../../api/admin-types.ts';
 import { ErrorMessage, Field, Loading, Time } from '../../components/ui.tsx';
 import { formatMoney } from '../../format.ts';
+// The server's preset itself (a module without imports), so the button sets what "regulation_f" means.
+import { REGULATION_F } from '../../../../src/campaign/contact-policy.ts';
 import '../../components/admin.css';
 
 type Values = Record<string, string | boolean>;
@@ -36,8 +38,6 @@ const CAPS: [keyof ContactCaps, string, string][] = [
   ['daily', 'Attempts a day', 'At most this many calls to one number in 24 hours.'],
   ['quiet_days', 'Quiet days', 'No call to a number for this many days after a conversation.'],
 ];
-/** US Regulation F: 7 calls in 7 days, 7 days of quiet after a conversation. */
-const REGULATION_F: Record<keyof ContactCaps, string> = { attempts: '7', window_days: '7', daily: '', quiet_days: '7' };
 
 /** Form values that make up one API field: the field's message is hidden once any of them is edited. */
 const PART_OF: Record<string, string> = {
@@ -206,7 +206,7 @@ export function AccountForm({ account }: { account?: Account }) {
             'Contact caps',
             'Counted across all of this user’s campaigns, per number. Empty: no cap.',
             CAPS.map(([part, label, hint]) => input(`caps_${part}`, label, 'number', hint)),
-            <button type="button" onClick={() => CAPS.forEach(([part]) => set(`caps_${part}`, REGULATION_F[part]))}>
+            <button type="button" onClick={() => CAPS.forEach(([part]) => set(`caps_${part}`, text(REGULATION_F[part])))}>
               Use Regulation F (7 calls in 7 days, 7 quiet days)
             </button>,
           )}

@@ -2,9 +2,9 @@
  * The calling rules of issue 16 in the console, in a real browser (same harness as
  * console.test.ts: Debian's Chromium, the real server as a process on a fresh DATA_DIR or a fresh
  * PostgreSQL database): an account's contact caps, legal calling hours, country and recording
- * retention; a campaign's retries by cause and whole-call recording; a section's callback. Each
- * is set through the page and read back through the API; a bad value shows the API's message
- * beside its field and changes nothing.
+ * retention; a campaign's retries by cause and whole-call recording; a section's callback; the
+ * campaign page's "Call again" (recycling). Each is set through the page and read back through
+ * the API; a bad value shows the API's message beside its field and changes nothing.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -178,6 +178,49 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await callback.fill('');
       await form.getByRole('button', { name: 'Save section' }).click();
       await until(async () => !('callback_minutes' in (await get(erin, section))), 'callback_minutes cleared');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('"Call again" puts the failed subscribers of a paused campaign back in the queue; an empty choice is refused beside it', async () => {
+    // Every call busy, at once: both subscribers end FAIL (no retries).
+    const busy = await create(admin, 'gateway', { name: 'Busy carrier', driver: 'simulator', settings: { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, ring_seconds: [0, 0] } });
+    const book = await create(erin, 'phonebook', { name: 'Erin busy book' });
+    for (const contact of ['+15550400001', '+15550400002']) await create(erin, 'contact', { phonebook: book.url, contact });
+    const survey = await get(erin, `/rest-api/survey-template/${surveyId}/`);
+    const c = await create(erin, 'campaigns', { name: 'Erin busy campaign', phonebook: [book.url], object_id: idOf(survey.url), aleg_gateway: busy.url, frequency: 600 });
+    const subscribers = async () => (await get(erin, `/rest-api/subscriber-list/?campaign_id=${c.id}`)) as { status: number }[];
+    const started = await request(ui.server, 'PATCH', `/rest-api/campaigns/${c.id}/`, erin, { status: 1 });
+    assert.ok(started.status === 200 || started.status === 202, `start: ${started.status} ${JSON.stringify(started.body)}`);
+    await until(async () => (await subscribers()).filter((s) => s.status === 4).length === 2, 'both subscribers FAIL');
+    // Paused, so the recycled subscribers wait as PENDING where the test can see them.
+    const paused = await request(ui.server, 'PATCH', `/rest-api/campaigns/${c.id}/`, erin, { status: 2 });
+    assert.ok(paused.status === 200 || paused.status === 202, `pause: ${paused.status} ${JSON.stringify(paused.body)}`);
+
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'erin', 'erin-pw');
+      await page.goto(`${ui.server.base}/campaigns/${c.id}`);
+      const form = page.getByRole('form', { name: 'Call again' });
+      await form.getByRole('group', { name: 'Ended as' }).getByRole('checkbox', { name: 'Failed' }).uncheck();
+      await form.getByRole('button', { name: 'Put them back in the queue' }).click();
+      await form.getByRole('group', { name: 'Ended as' }).locator('.field-error').filter({ hasText: 'may not be empty' }).waitFor();
+      assert.deepEqual((await subscribers()).map((s) => s.status), [4, 4], 'a refused request changes nothing');
+
+      // Failed, but only those whose last call was answered: none.
+      await form.getByRole('group', { name: 'Ended as' }).getByRole('checkbox', { name: 'Failed' }).check();
+      await form.getByRole('group', { name: 'Last call' }).getByRole('checkbox', { name: 'Answered' }).check();
+      await form.getByRole('button', { name: 'Put them back in the queue' }).click();
+      await form.getByRole('status').filter({ hasText: '0 subscribers back in the queue.' }).waitFor();
+      assert.deepEqual((await subscribers()).map((s) => s.status), [4, 4]);
+
+      await form.getByRole('group', { name: 'Last call' }).getByRole('checkbox', { name: 'Answered' }).uncheck();
+      await form.getByRole('group', { name: 'Last call' }).getByRole('checkbox', { name: 'Busy' }).check();
+      await form.getByRole('button', { name: 'Put them back in the queue' }).click();
+      await form.getByRole('status').filter({ hasText: '2 subscribers back in the queue.' }).waitFor();
+      await shot(page, 'campaign-call-again');
+      assert.deepEqual((await subscribers()).map((s) => s.status), [1, 1]);
     } finally {
       await context.close();
     }

@@ -1,4 +1,4 @@
-/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calls in progress, survey results and its calls. */
+/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calling some again, calls in progress, survey results and its calls. */
 import { useParams } from 'react-router';
 import { useCallsLastMinute } from '../../api/queries.ts';
 import { CampaignStatus, type VoiceCampaign } from '../../api/types.ts';
@@ -8,6 +8,7 @@ import { Loading } from '../../components/ui.tsx';
 import { CampaignForm } from './form.tsx';
 import { CampaignCdrs } from './cdrs.tsx';
 import { CallsInProgress } from './live-calls.tsx';
+import { RecycleSubscribers } from './recycle.tsx';
 import { CampaignSurveyResults } from './results.tsx';
 
 const BACK = { to: '/campaigns', label: 'Campaigns' };
@@ -35,6 +36,7 @@ export function CampaignPage() {
         <CallFigures campaign={c} perMinute={c.status === CampaignStatus.Start ? (perMinute.data ?? undefined) : undefined} />
         <CampaignSchedule campaign={c} />
       </section>
+      {c.status !== CampaignStatus.End && c.status !== CampaignStatus.Abort && <RecycleSubscribers campaignId={c.id} />}
       <CallsInProgress campaignId={c.id} running={c.status === CampaignStatus.Start} />
       <CampaignSurveyResults campaignId={c.id} />
       <CampaignCdrs campaignId={c.id} />

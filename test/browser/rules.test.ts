@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
-import { basic, dbLabel, idOf } from '../helpers.ts';
+import { basic, dbLabel, eventually, idOf } from '../helpers.ts';
 import { browserHarness } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
@@ -25,13 +25,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
   };
 
   /** Waits (up to 20 s) for `check` to hold. */
-  const until = async (check: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 20_000;
-    while (!(await check())) {
-      assert.ok(Date.now() < deadline, `timed out waiting: ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const until = async (check: () => Promise<boolean>, what: string) => assert.ok(await eventually(check, 20_000), `timed out waiting: ${what}`);
 
   let erinId: number;
   let campaignId: number;

@@ -48,3 +48,17 @@ export const SUBSCRIBER_LABELS: [string, string][] = [
   ['abort', 'Aborted'],
   ['pause', 'Paused'],
 ];
+
+/** Subscriber statuses by number (contract §4), keyed by the names of SUBSCRIBER_LABELS. */
+export const SUBSCRIBER_STATUS: Record<string, number> = { pending: 1, pause: 2, abort: 3, fail: 4, sent: 5, in_process: 6, not_authorized: 7, completed: 8 };
+
+/** A call's disposition (a CDR's outcome, contract §4) and its words. */
+export const DISPOSITIONS: [string, string][] = [
+  ['ANSWER', 'Answered'],
+  ['BUSY', 'Busy'],
+  ['NOANSWER', 'No answer'],
+  ['REJECTED', 'Rejected'],
+  ['CANCEL', 'Cancelled'],
+  ['CONGESTION', 'Congestion'],
+  ['FAILED', 'Failed'],
+];

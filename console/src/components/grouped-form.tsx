@@ -9,7 +9,7 @@ import { ApiError, idOf } from '../api/client.ts';
 import { useChoices } from '../api/queries.ts';
 import { fromLocalInput, toLocalInput } from '../format.ts';
 import { RetryRulesInput, rulesText } from './retry-rules.tsx';
-import { ErrorMessage, Field } from './ui.tsx';
+import { CheckboxGroup, ErrorMessage, Field } from './ui.tsx';
 
 export type FieldKind =
   | { type: 'text'; multiline?: boolean; rows?: number }
@@ -119,23 +119,17 @@ function Checklist({ field, value, onChange, errors }: { field: FormField; value
   const kind = field.kind as Extract<FieldKind, { type: 'links' }>;
   const choices = useChoices(kind.resource);
   return (
-    <fieldset className={`checklist${errors?.length ? ' field-invalid' : ''}`}>
-      <legend>{field.label}</legend>
-      {field.hint && <small className="hint">{field.hint}</small>}
+    <CheckboxGroup
+      legend={field.label}
+      hint={field.hint}
+      name={field.name}
+      options={(choices.data ?? []).map((c) => [c.url, c.name] as const)}
+      chosen={value}
+      onChange={onChange}
+      errors={errors}
+    >
       {choices.data?.length === 0 && <p className="muted">None yet: create one first.</p>}
-      {(choices.data ?? []).map((c) => (
-        <label key={c.url} className="check">
-          <input
-            type="checkbox"
-            name={field.name}
-            checked={value.includes(c.url)}
-            onChange={(e) => onChange(e.target.checked ? [...value, c.url] : value.filter((v) => v !== c.url))}
-          />
-          {c.name}
-        </label>
-      ))}
-      {errors?.length ? <p className="field-error">{errors.join(' ')}</p> : null}
-    </fieldset>
+    </CheckboxGroup>
   );
 }
 

@@ -6,13 +6,16 @@
  * in half is sent as it is, for the API to name what is missing beside the field.
  */
 import { useId } from 'react';
+import type { RetryCause } from '../../../src/campaign/retry-rules.ts';
 
-const CAUSES: [cause: string, label: string][] = [
-  ['busy', 'Busy'],
-  ['no_answer', 'No answer'],
-  ['failed', 'Failed (congestion, rejected, carrier)'],
-  ['machine', 'Answering machine'],
-];
+/** A label for each cause the server knows (a cause added there fails the console's type check until it has one here). */
+const LABELS: Record<RetryCause, string> = {
+  busy: 'Busy',
+  no_answer: 'No answer',
+  failed: 'Failed (congestion, rejected, carrier)',
+  machine: 'Answering machine',
+};
+const CAUSES = Object.entries(LABELS);
 const PARTS = ['attempts', 'interval'] as const;
 type Rows = Record<string, Partial<Record<(typeof PARTS)[number], string>>>;
 

@@ -1,6 +1,7 @@
 /**
  * Small building blocks every page uses, so pages look and behave alike: times with their UTC
- * instant, labelled fields with their API errors, empty states, the pager, errors, a confirm dialog.
+ * instant, labelled fields with their API errors, a group of checkboxes, empty states, the pager,
+ * errors, a confirm dialog.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { ApiError } from '../api/client.ts';
@@ -13,6 +14,51 @@ export function Time({ value }: { value: string | null | undefined }) {
     <time dateTime={value} title={utcTitle(value)}>
       {formatTime(value)}
     </time>
+  );
+}
+
+/**
+ * Checkboxes choosing several of `options` ([value, label]), under a legend: `chosen` are the
+ * ticked values. `errors` are the API's messages for the list, shown under it; `children` go
+ * under the hint (e.g. "none yet").
+ */
+export function CheckboxGroup<T extends string | number>({
+  legend,
+  hint,
+  name,
+  options,
+  chosen,
+  onChange,
+  errors,
+  children,
+}: {
+  legend: string;
+  hint?: string;
+  name?: string;
+  options: readonly (readonly [T, string])[];
+  chosen: readonly T[];
+  onChange: (chosen: T[]) => void;
+  errors?: string[];
+  children?: ReactNode;
+}) {
+  return (
+    <fieldset className={`checklist${errors?.length ? ' field-invalid' : ''}`}>
+      <legend>{legend}</legend>
+      {hint && <small className="hint">{hint}</small>}
+      {children}
+      {options.map(([value, label]) => (
+        <label key={value} className="check">
+          <input
+            type="checkbox"
+            name={name}
+            checked={chosen.includes(value)}
+            onChange={(e) => onChange(e.target.checked ? [...chosen, value] : chosen.filter((c) => c !== value))}
+          />
+          {label}
+        </label>
+      ))}
+      {errors?.length ? <p className="field-error">{errors.join(' ')}</p> : null}
+    </fieldset>
   );
 }
 

@@ -2,12 +2,12 @@
 import { useState, type FormEvent } from 'react';
 import { listPath } from '../../api/client.ts';
 import type { Cdr } from '../../api/types.ts';
+import { DISPOSITIONS } from '../../campaign-words.ts';
 import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
 import { Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney, formatSeconds, fromLocalInput } from '../../format.ts';
 
 const PAGE_SIZE = 25;
-const DISPOSITIONS = ['ANSWER', 'BUSY', 'NOANSWER', 'REJECTED', 'CANCEL', 'CONGESTION', 'FAILED'];
 const AMD = ['No detection', 'Person', 'Machine', 'Unsure'];
 
 interface Filters {
@@ -54,7 +54,7 @@ export function CampaignCdrs({ campaignId }: { campaignId: number }) {
           {(p) => (
             <select {...p} value={draft.disposition} onChange={set('disposition')}>
               <option value="">Any</option>
-              {DISPOSITIONS.map((d) => (
+              {DISPOSITIONS.map(([d]) => (
                 <option key={d}>{d}</option>
               ))}
             </select>

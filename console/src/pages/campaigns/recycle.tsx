@@ -8,59 +8,16 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, post, recordPath } from '../../api/client.ts';
-import { ErrorMessage, Field } from '../../components/ui.tsx';
+import { DISPOSITIONS, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
+import { CheckboxGroup, ErrorMessage, Field } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput } from '../../format.ts';
 
-/** The final subscriber statuses (contract §4), as the campaign page names them. */
-const STATUSES: [number, string][] = [
-  [4, 'Failed'],
-  [5, 'Reached'],
-  [8, 'Completed'],
-  [7, 'Do not call'],
-  [3, 'Aborted'],
-];
-const DISPOSITIONS: [string, string][] = [
-  ['BUSY', 'Busy'],
-  ['NOANSWER', 'No answer'],
-  ['CONGESTION', 'Congestion'],
-  ['FAILED', 'Failed'],
-  ['REJECTED', 'Rejected'],
-  ['CANCEL', 'Cancelled'],
-  ['ANSWER', 'Answered'],
-];
-
-function Checks<T extends string | number>({
-  legend,
-  hint,
-  options,
-  chosen,
-  set,
-  errors,
-}: {
-  legend: string;
-  hint: string;
-  options: [T, string][];
-  chosen: T[];
-  set: (v: T[]) => void;
-  errors?: string[];
-}) {
-  return (
-    <fieldset className={`checklist${errors?.length ? ' field-invalid' : ''}`}>
-      <legend>{legend}</legend>
-      <small className="hint">{hint}</small>
-      {options.map(([value, label]) => (
-        <label key={value} className="check">
-          <input type="checkbox" checked={chosen.includes(value)} onChange={(e) => set(e.target.checked ? [...chosen, value] : chosen.filter((c) => c !== value))} />
-          {label}
-        </label>
-      ))}
-      {errors?.length ? <p className="field-error">{errors.join(' ')}</p> : null}
-    </fieldset>
-  );
-}
+/** The final subscriber statuses (contract §4) that can be recycled, named as the campaign page names them. */
+const LABEL = Object.fromEntries(SUBSCRIBER_LABELS);
+const STATUSES = ['fail', 'sent', 'completed', 'not_authorized', 'abort'].map((name) => [SUBSCRIBER_STATUS[name], LABEL[name]] as const);
 
 export function RecycleSubscribers({ campaignId }: { campaignId: number }) {
-  const [statuses, setStatuses] = useState<number[]>([4]);
+  const [statuses, setStatuses] = useState<number[]>([SUBSCRIBER_STATUS.fail]);
   const [dispositions, setDispositions] = useState<string[]>([]);
   const [before, setBefore] = useState('');
   const client = useQueryClient();
@@ -84,8 +41,8 @@ export function RecycleSubscribers({ campaignId }: { campaignId: number }) {
       <h2 id="recycle-title">Call again</h2>
       <form className="campaign-form" onSubmit={submit} noValidate aria-label="Call again">
         <p className="muted">Subscribers that ended as chosen go back to pending, their attempts counted from zero, and are called again while the campaign runs.</p>
-        <Checks legend="Ended as" hint="At least one." options={STATUSES} chosen={statuses} set={setStatuses} errors={fields.statuses} />
-        <Checks legend="Last call" hint="None ticked: any." options={DISPOSITIONS} chosen={dispositions} set={setDispositions} errors={fields.dispositions} />
+        <CheckboxGroup legend="Ended as" hint="At least one." options={STATUSES} chosen={statuses} onChange={setStatuses} errors={fields.statuses} />
+        <CheckboxGroup legend="Last call" hint="None ticked: any." options={DISPOSITIONS} chosen={dispositions} onChange={setDispositions} errors={fields.dispositions} />
         <div className="group-fields">
           <Field label="Last called before" hint="In your browser’s time zone. Empty: any time." errors={fields.last_attempt_before}>
             {(p) => <input {...p} type="datetime-local" value={before} onChange={(e) => setBefore(e.target.value)} />}

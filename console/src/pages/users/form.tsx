@@ -83,7 +83,7 @@ function rulesBody(v: Values, start: Values, isNew: boolean): Record<string, unk
   if (changed(['recording_retention_days'])) body.recording_retention_days = v.recording_retention_days === '' ? null : Number(v.recording_retention_days);
   return body;
 }
-const RULE_KEYS = new Set(['hours_start', 'hours_end', 'default_country', 'recording_retention_days', ...Object.keys(PART_OF)]);
+const RULE_KEYS = new Set(['default_country', 'recording_retention_days', ...Object.keys(PART_OF)]);
 
 export function AccountForm({ account }: { account?: Account }) {
   const isNew = !account;

@@ -178,6 +178,10 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
   });
 
   test('"Call again" puts the failed subscribers of a paused campaign back in the queue; an empty choice is refused beside it', async () => {
+    // The first test left erin with legal calling hours (08:00-21:00 in each contact's zone) and a
+    // daily cap; this one must dial whatever the hour it runs at, so her rules are off again.
+    const off = await request(ui.server, 'PATCH', `/rest-api/accounts/${erinId}/`, admin, { calling_hours: null, contact_caps: null });
+    assert.equal(off.status, 202, `rules off: ${JSON.stringify(off.body)}`);
     // Every call busy, at once: both subscribers end FAIL (no retries).
     const busy = await create(admin, 'gateway', { name: 'Busy carrier', driver: 'simulator', settings: { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, ring_seconds: [0, 0] } });
     const book = await create(erin, 'phonebook', { name: 'Erin busy book' });

@@ -13,6 +13,14 @@ import { basic, dbLabel, eventually, idOf } from '../helpers.ts';
 import { browserHarness } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
+
+/** A subscriber as /rest-api/subscriber-list/ shows it (the fields these tests read). */
+interface Subscriber {
+  status: number;
+  count_attempt: number;
+  last_attempt: string | null;
+  scheduled_at: string | null;
+}
 const erin = basic('erin', 'erin-pw');
 
 describe(`the calling rules in the console (${dbLabel})`, () => {
@@ -177,24 +185,35 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
     }
   });
 
-  test('"Call again" puts the failed subscribers of a paused campaign back in the queue; an empty choice is refused beside it', async () => {
+  /**
+   * A campaign of erin's on a carrier where every call is busy, run until both its subscribers
+   * (`numbers`) end FAIL (no retries), then paused: what it gets back waits where a test can see it.
+   */
+  async function failedCampaign(name: string, numbers: string[]) {
     // The first test left erin with legal calling hours (08:00-21:00 in each contact's zone) and a
-    // daily cap; this one must dial whatever the hour it runs at, so her rules are off again.
+    // daily cap; these tests must dial whatever the hour they run at, so her rules are off again.
     const off = await request(ui.server, 'PATCH', `/rest-api/accounts/${erinId}/`, admin, { calling_hours: null, contact_caps: null });
     assert.equal(off.status, 202, `rules off: ${JSON.stringify(off.body)}`);
-    // Every call busy, at once: both subscribers end FAIL (no retries).
-    const busy = await create(admin, 'gateway', { name: 'Busy carrier', driver: 'simulator', settings: { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, ring_seconds: [0, 0] } });
-    const book = await create(erin, 'phonebook', { name: 'Erin busy book' });
-    for (const contact of ['+15550400001', '+15550400002']) await create(erin, 'contact', { phonebook: book.url, contact });
+    const busy = await create(admin, 'gateway', { name: `${name} carrier`, driver: 'simulator', settings: { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, ring_seconds: [0, 0] } });
+    const book = await create(erin, 'phonebook', { name: `${name} book` });
+    for (const contact of numbers) await create(erin, 'contact', { phonebook: book.url, contact });
     const survey = await get(erin, `/rest-api/survey-template/${surveyId}/`);
-    const c = await create(erin, 'campaigns', { name: 'Erin busy campaign', phonebook: [book.url], object_id: idOf(survey.url), aleg_gateway: busy.url, frequency: 600 });
-    const subscribers = async () => (await get(erin, `/rest-api/subscriber-list/?campaign_id=${c.id}`)) as { status: number }[];
-    const started = await request(ui.server, 'PATCH', `/rest-api/campaigns/${c.id}/`, erin, { status: 1 });
-    assert.ok(started.status === 200 || started.status === 202, `start: ${started.status} ${JSON.stringify(started.body)}`);
-    await until(async () => (await subscribers()).filter((s) => s.status === 4).length === 2, 'both subscribers FAIL');
-    // Paused, so the recycled subscribers wait as PENDING where the test can see them.
-    const paused = await request(ui.server, 'PATCH', `/rest-api/campaigns/${c.id}/`, erin, { status: 2 });
-    assert.ok(paused.status === 200 || paused.status === 202, `pause: ${paused.status} ${JSON.stringify(paused.body)}`);
+    const c = await create(erin, 'campaigns', { name, phonebook: [book.url], object_id: idOf(survey.url), aleg_gateway: busy.url, frequency: 600 });
+    const subscribers = async () => (await get(erin, `/rest-api/subscriber-list/?campaign_id=${c.id}`)) as Subscriber[];
+    await setStatus(c.id, 1);
+    await until(async () => (await subscribers()).filter((s) => s.status === 4).length === numbers.length, 'every subscriber FAIL');
+    await setStatus(c.id, 2);
+    return { id: c.id as number, subscribers };
+  }
+
+  async function setStatus(campaign: number, status: number) {
+    const res = await request(ui.server, 'PATCH', `/rest-api/campaigns/${campaign}/`, erin, { status });
+    assert.ok(res.status === 200 || res.status === 202, `status ${status}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
+  test('"Call again" puts the failed subscribers of a paused campaign back in the queue; an empty choice is refused beside it', async () => {
+    const c = await failedCampaign('Erin busy campaign', ['+15550400001', '+15550400002']);
+    const { subscribers } = c;
 
     const { context, page } = await newPage();
     try {
@@ -219,6 +238,75 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await form.getByRole('status').filter({ hasText: '2 subscribers back in the queue.' }).waitFor();
       await shot(page, 'campaign-call-again');
       assert.deepEqual((await subscribers()).map((s) => s.status), [1, 1]);
+    } finally {
+      await context.close();
+    }
+  });
+  test("a subscriber's appointment is set, cleared and kept from its campaign page; an ended one is called again at its time", async () => {
+    const c = await failedCampaign('Erin appointments', ['+15550500001', '+15550500002']);
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'erin', 'erin-pw');
+      await page.goto(`${ui.server.base}/campaigns/${c.id}`);
+      const list = page.getByRole('region', { name: 'Subscribers' });
+      const row = (number: string) => list.getByRole('row').filter({ hasText: number }).first();
+      await row('+15550500001').getByRole('cell', { name: 'Failed' }).waitFor();
+      // A status no subscriber has: the list says so; back to any.
+      const status = list.getByLabel('Status');
+      await status.selectOption({ label: 'Pending' });
+      await list.getByText('No subscriber has this status.').waitFor();
+      await status.selectOption({ label: 'Any' });
+
+      /** `seconds` from now as a datetime-local value in the browser's zone, and the instant it names. */
+      const offsetMinutes = (await page.evaluate('new Date().getTimezoneOffset()')) as number;
+      const later = (seconds: number) => {
+        const at = new Date(Math.floor(Date.now() / 1000 + seconds) * 1000);
+        return { value: new Date(at.getTime() - offsetMinutes * 60_000).toISOString().slice(0, 19), iso: at.toISOString() };
+      };
+      const appointment = (number: string) => page.getByRole('form', { name: `Appointment of ${number}` });
+
+      // The first one, ended: called again in an hour, back to pending with that appointment.
+      const inAnHour = later(3600);
+      await row('+15550500001').getByRole('button', { name: 'Call again +15550500001' }).click();
+      await appointment('+15550500001').getByLabel('Call at').fill(inAnHour.value);
+      await shot(page, 'subscriber-appointment');
+      await appointment('+15550500001').getByRole('button', { name: 'Call again' }).click();
+      await until(async () => (await c.subscribers())[0].status === 1, 'the first subscriber pending');
+      assert.equal(new Date((await c.subscribers())[0].scheduled_at as string).getTime(), new Date(inAnHour.iso).getTime());
+      await row('+15550500001').getByRole('cell', { name: 'Pending' }).waitFor();
+
+      // Its appointment emptied: due at once; set again: due in an hour.
+      await row('+15550500001').getByRole('button', { name: 'Schedule +15550500001' }).click();
+      assert.ok((await appointment('+15550500001').getByLabel('Call at').inputValue()).startsWith(inAnHour.value.slice(0, 16)), 'the form shows the appointment');
+      await appointment('+15550500001').getByLabel('Call at').fill('');
+      await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await until(async () => (await c.subscribers())[0].scheduled_at === null, 'the appointment cleared');
+      await row('+15550500001').getByRole('button', { name: 'Schedule +15550500001' }).click();
+      await appointment('+15550500001').getByLabel('Call at').fill(inAnHour.value);
+      await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await until(async () => (await c.subscribers())[0].scheduled_at !== null, 'the appointment set again');
+
+      // The second one, ended, called again with no time: due at once.
+      await row('+15550500002').getByRole('button', { name: 'Call again +15550500002' }).click();
+      await appointment('+15550500002').getByRole('button', { name: 'Call again' }).click();
+      await until(async () => (await c.subscribers())[1].status === 1, 'the second subscriber pending');
+      assert.equal((await c.subscribers())[1].scheduled_at, null);
+
+      // Running again, the campaign calls the second (busy: FAIL, 2 attempts) and not the first before its hour.
+      await setStatus(c.id, 1);
+      await until(async () => (await c.subscribers())[1].count_attempt === 2, 'the second subscriber called again');
+      await row('+15550500002').getByRole('cell', { name: 'Failed' }).waitFor();
+      const first = (await c.subscribers())[0];
+      assert.deepEqual([first.status, first.count_attempt], [1, 1], 'not called before its appointment');
+
+      // Moved to two seconds from now: called then, not before.
+      const soon = later(2);
+      await row('+15550500001').getByRole('button', { name: 'Schedule +15550500001' }).click();
+      await appointment('+15550500001').getByLabel('Call at').fill(soon.value);
+      await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await until(async () => (await c.subscribers())[0].count_attempt === 2, 'the first subscriber called at its appointment');
+      const called = (await c.subscribers())[0];
+      assert.ok(new Date(called.last_attempt as string).getTime() >= new Date(soon.iso).getTime(), `called at ${called.last_attempt}, not before ${soon.iso}`);
     } finally {
       await context.close();
     }

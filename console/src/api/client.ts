@@ -72,8 +72,8 @@ export function whenUnauthorized(fn: () => void): void {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** A request to the API: JSON in and out; resolves to the parsed body (undefined when empty). */
-export async function request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+/** A request to the API: JSON in and out; the parsed body (undefined when empty) and the response's headers. */
+async function send(method: string, path: string, body?: unknown): Promise<{ parsed: unknown; headers: Headers }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (WRITES.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -97,7 +97,27 @@ export async function request<T = unknown>(method: string, path: string, body?: 
     const retry = Number(res.headers.get('retry-after'));
     throw new ApiError(res.status, parsed, Number.isFinite(retry) && retry > 0 ? retry : undefined);
   }
-  return parsed as T;
+  return { parsed, headers: res.headers };
+}
+
+/** A request to the API: JSON in and out; resolves to the parsed body (undefined when empty). */
+export async function request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await send(method, path, body)).parsed as T;
+}
+
+/**
+ * One page of a list the API answers as a bare array (the subscriber-list, spec §4: `?page=`,
+ * with `Link: rel="next"` while more follow, and no count). A page past the end (a 404 the API
+ * gives once the rows before it are gone) is empty.
+ */
+export async function getArrayPage<T>(path: string, page: number): Promise<{ rows: T[]; hasNext: boolean }> {
+  try {
+    const { parsed, headers } = await send('GET', path);
+    return { rows: parsed as T[], hasNext: /rel="next"/.test(headers.get('link') ?? '') };
+  } catch (error) {
+    if (page > 1 && error instanceof ApiError && error.status === 404) return { rows: [], hasNext: false };
+    throw error;
+  }
 }
 
 export const get = <T>(path: string) => request<T>('GET', path);

@@ -30,7 +30,7 @@ export const EVENT_TYPES = [
 /** Event type (or its prefix before the dot) → the resources whose queries it makes stale. */
 export const INVALIDATES: Record<string, string[]> = {
   campaign: ['campaigns', 'sms-campaigns', 'subscriber-list'],
-  'call.completed': ['campaigns', 'cdr', 'callrequest', 'users', 'cdr-recent', 'accounts'],
+  'call.completed': ['campaigns', 'cdr', 'callrequest', 'users', 'cdr-recent', 'accounts', 'subscriber-list'],
   'subscriber.final': ['campaigns', 'subscriber-list'],
   sms: ['sms-campaigns', 'sms-message', 'users', 'accounts'],
   'sms.opt_out': ['dnc-contact', 'dnc-list'],

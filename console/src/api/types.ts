@@ -93,6 +93,22 @@ export interface SmsCampaign extends CampaignBase {
   text_message?: string;
 }
 
+/** A campaign's subscriber (/rest-api/subscriber-list/): one number to call, and where it stands. */
+export interface Subscriber {
+  id: number;
+  url: string;
+  contact: string | null;
+  campaign: string;
+  last_attempt: string | null;
+  count_attempt: number;
+  status: number;
+  duplicate_contact: string;
+  full_name: string;
+  tz_code: string;
+  /** Not called before this instant (an appointment); null: as soon as the campaign may. */
+  scheduled_at: string | null;
+}
+
 export interface Cdr {
   url: string;
   callid: string;

@@ -128,17 +128,28 @@ export function Loading({ what = 'Loading…' }: { what?: string }) {
 }
 
 /** Previous/next over a list's pages; the API's page numbers are 1-based. */
-export function Pager({ page, count, pageSize, onPage }: { page: number; count: number; pageSize: number; onPage: (p: number) => void }) {
-  const pages = Math.max(1, Math.ceil(count / pageSize));
+export function Pager({
+  page,
+  count,
+  pageSize = 1,
+  hasNext,
+  onPage,
+}: {
+  page: number;
+  /** Rows in all; a list without a count (a bare array) gives `hasNext` instead. */
+  count?: number;
+  pageSize?: number;
+  hasNext?: boolean;
+  onPage: (p: number) => void;
+}) {
+  const pages = count === undefined ? undefined : Math.max(1, Math.ceil(count / pageSize));
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
         Previous
       </button>
-      <span>
-        Page {formatInteger(page)} of {formatInteger(pages)} ({formatInteger(count)} in all)
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+      <span>{pages === undefined ? <>Page {formatInteger(page)}</> : <>Page {formatInteger(page)} of {formatInteger(pages)} ({formatInteger(count)} in all)</>}</span>
+      <button type="button" disabled={pages === undefined ? !hasNext : page >= pages} onClick={() => onPage(page + 1)}>
         Next
       </button>
     </nav>

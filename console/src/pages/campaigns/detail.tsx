@@ -1,4 +1,4 @@
-/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calling some again, calls in progress, survey results and its calls. */
+/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calling some again, its subscribers (and their appointments), calls in progress, survey results and its calls. */
 import { useParams } from 'react-router';
 import { useCallsLastMinute } from '../../api/queries.ts';
 import { CampaignStatus, type VoiceCampaign } from '../../api/types.ts';
@@ -9,6 +9,7 @@ import { CampaignForm } from './form.tsx';
 import { CampaignCdrs } from './cdrs.tsx';
 import { CallsInProgress } from './live-calls.tsx';
 import { RecycleSubscribers } from './recycle.tsx';
+import { CampaignSubscribers } from './subscribers.tsx';
 import { CampaignSurveyResults } from './results.tsx';
 
 const BACK = { to: '/campaigns', label: 'Campaigns' };
@@ -20,6 +21,8 @@ export function CampaignPage() {
   if (campaign.isPending) return <Loading />;
   if (!campaign.data) return <CampaignMissing title="Campaign not found" error={campaign.error} back={{ to: '/campaigns', text: 'Back to the campaigns' }} />;
   const c = campaign.data;
+  // Ended or aborted, it never dials again (the API refuses recycling then).
+  const canDial = c.status !== CampaignStatus.End && c.status !== CampaignStatus.Abort;
   return (
     <>
       <CampaignTitle campaign={c} back={BACK} />
@@ -36,7 +39,8 @@ export function CampaignPage() {
         <CallFigures campaign={c} perMinute={c.status === CampaignStatus.Start ? (perMinute.data ?? undefined) : undefined} />
         <CampaignSchedule campaign={c} />
       </section>
-      {c.status !== CampaignStatus.End && c.status !== CampaignStatus.Abort && <RecycleSubscribers campaignId={c.id} />}
+      {canDial && <RecycleSubscribers campaignId={c.id} />}
+      <CampaignSubscribers campaignId={c.id} canDial={canDial} />
       <CallsInProgress campaignId={c.id} running={c.status === CampaignStatus.Start} />
       <CampaignSurveyResults campaignId={c.id} />
       <CampaignCdrs campaignId={c.id} />

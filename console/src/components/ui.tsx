@@ -1,6 +1,6 @@
 /**
  * Small building blocks every page uses, so pages look and behave alike: times with their UTC
- * instant, labelled fields with their API errors, a group of checkboxes, empty states, the pager,
+ * instant, labelled fields with their API errors, a group of checkboxes, a filter's choice, empty states, the pager,
  * errors, a confirm dialog.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
@@ -94,6 +94,34 @@ export function Field({
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** A list's filter: a labelled choice of one of `options` ([value, label]), or "Any" (the empty value). */
+export function AnyOf({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  options: readonly (readonly [string | number, string])[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      {(p) => (
+        <select {...p} value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value="">Any</option>
+          {options.map(([v, l]) => (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

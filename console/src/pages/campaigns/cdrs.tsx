@@ -4,11 +4,13 @@ import { listPath } from '../../api/client.ts';
 import type { Cdr } from '../../api/types.ts';
 import { DISPOSITIONS } from '../../campaign-words.ts';
 import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
-import { Field, Time } from '../../components/ui.tsx';
+import { AnyOf, Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney, formatSeconds, fromLocalInput } from '../../format.ts';
 
 const PAGE_SIZE = 25;
 const AMD = ['No detection', 'Person', 'Machine', 'Unsure'];
+/** The outcome filter shows the codes, as the calls' column does. */
+const DISPOSITION_CODES = DISPOSITIONS.map(([d]) => [d, d] as const);
 
 interface Filters {
   phone_number: string;
@@ -50,16 +52,7 @@ export function CampaignCdrs({ campaignId }: { campaignId: number }) {
       </div>
       <form className="filters" onSubmit={apply} aria-label="Filter the calls">
         <Field label="Phone number">{(p) => <input {...p} type="search" value={draft.phone_number} onChange={set('phone_number')} />}</Field>
-        <Field label="Outcome">
-          {(p) => (
-            <select {...p} value={draft.disposition} onChange={set('disposition')}>
-              <option value="">Any</option>
-              {DISPOSITIONS.map(([d]) => (
-                <option key={d}>{d}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <AnyOf label="Outcome" value={draft.disposition} options={DISPOSITION_CODES} onChange={(disposition) => setDraft({ ...draft, disposition })} />
         <Field label="Started from">{(p) => <input {...p} type="datetime-local" value={draft.from} onChange={set('from')} />}</Field>
         <Field label="Started until">{(p) => <input {...p} type="datetime-local" value={draft.to} onChange={set('to')} />}</Field>
         <button type="submit">Filter</button>

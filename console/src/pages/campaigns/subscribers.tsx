@@ -12,7 +12,7 @@ import { ApiError, getArrayPage, listPath, patch, recordPath } from '../../api/c
 import type { Subscriber } from '../../api/types.ts';
 import { SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
 import { ResultsTable, ActionsHead } from '../../components/paged-list.tsx';
-import { ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { AnyOf, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput, toLocalInput } from '../../format.ts';
 
 const PAGE_SIZE = 20;
@@ -37,25 +37,15 @@ export function CampaignSubscribers({ campaignId, canDial }: { campaignId: numbe
     <section aria-labelledby="subscribers-title">
       <h2 id="subscribers-title">Subscribers</h2>
       <form className="filters" aria-label="Filter the subscribers" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
-          {(p) => (
-            <select
-              {...p}
-              value={status}
-              onChange={(e) => {
-                setStatus(e.target.value);
-                setPage(1);
-              }}
-            >
-              <option value="">Any</option>
-              {STATUSES.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <AnyOf
+          label="Status"
+          value={status}
+          options={STATUSES}
+          onChange={(value) => {
+            setStatus(value);
+            setPage(1);
+          }}
+        />
       </form>
       <ErrorMessage error={list.error} />
       {list.isPending ? (

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { listPath } from '../../api/client.ts';
 import type { SmsMessage } from '../../api/admin-types.ts';
 import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
-import { Field, Time } from '../../components/ui.tsx';
+import { AnyOf, Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney } from '../../format.ts';
 
 const PAGE_SIZE = 25;
@@ -33,18 +33,7 @@ export function SmsMessages({ campaignId }: { campaignId: number }) {
     <section aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
       <form className="filters" onSubmit={apply} aria-label="Filter the messages">
-        <Field label="Status">
-          {(p) => (
-            <select {...p} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
-              <option value="">Any</option>
-              {STATUSES.map(([v, l]) => (
-                <option key={v} value={v}>
-                  {l}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <AnyOf label="Status" value={draft.status} options={STATUSES} onChange={(status) => setDraft({ ...draft, status })} />
         <Field label="Recipient">
           {(p) => <input {...p} type="search" value={draft.recipient_number} onChange={(e) => setDraft({ ...draft, recipient_number: e.target.value })} />}
         </Field>

@@ -37,6 +37,14 @@ async function campaignRead(s: Scenario) {
   return res.data as { dialing_state: string; progress: { waiting: Record<string, number>; subscribers: Record<string, number> } };
 }
 
+/** The scenario's first subscriber as its owner reads it through the API: status, and why it ended or waits. */
+async function subscriberRead(s: Scenario) {
+  const res = await call(t.app, s.user.auth, 'GET', `/rest-api/subscriber-list/${s.subscriberIds[0]}/`);
+  assert.equal(res.statusCode, 200, res.body);
+  const { status, reason, wait_reason } = res.data as { status: number; reason: string; wait_reason: string | null };
+  return { status, reason, wait_reason };
+}
+
 /** Another START campaign of the scenario's owner (or of `userId`), on its gateway, with `numbers` (read in `country`). */
 async function anotherCampaign(
   s: Scenario,
@@ -95,6 +103,7 @@ test(`the 8th attempt in 7 days waits PENDING (not FAIL), is counted in the camp
   assert.equal(row.count_attempt, 7);
   assert.equal(row.wait_reason, 'attempts');
   assert.equal(new Date(row.next_attempt_at).toISOString(), '2026-01-12T09:00:00.000Z', 'allowed when the first attempt leaves the window');
+  assert.deepEqual(await subscriberRead(s), { status: 1, reason: 'USER_BUSY', wait_reason: 'attempts' }, 'the subscriber-list says why it waits and why its last call failed');
   const read = await campaignRead(s);
   assert.deepEqual(read.progress.waiting, { total: 1, attempts: 1, daily: 0, quiet: 0, hours: 0 });
   assert.equal(read.dialing_state, 'waiting: 1 subscriber held (attempts cap 1)');
@@ -104,6 +113,7 @@ test(`the 8th attempt in 7 days waits PENDING (not FAIL), is counted in the camp
   assert.equal(await pass(s), 1, 'not dialled once allowed');
   assert.equal(s.driver.calls.length, 8);
   assert.equal((await subscriberRow(s.subscriberIds[0])).wait_reason, null);
+  assert.equal((await subscriberRead(s)).wait_reason, null);
   assert.equal((await campaignRead(s)).progress.waiting.total, 0);
 });
 

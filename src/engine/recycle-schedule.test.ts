@@ -30,6 +30,13 @@ async function finished() {
   });
   assert.equal(await pass(s), 3);
   assert.deepEqual((await rows(s.campaignId)).map((r) => [r.status, r.last_disposition]), [[Fail, 'BUSY'], [Fail, 'NOANSWER'], [Sent, 'ANSWER']]);
+  // The subscriber-list says why each ended.
+  const read = await call(app, s.user.auth, 'GET', `/rest-api/subscriber-list/?campaign_id=${s.campaignId}`);
+  assert.deepEqual(
+    (read.data as { status: number; reason: string; wait_reason: null }[]).map((r) => [r.status, r.reason, r.wait_reason]),
+    [[Fail, 'no attempt left (last: USER_BUSY)', null], [Fail, 'no attempt left (last: NO_ANSWER)', null], [Sent, '', null]],
+    read.body,
+  );
   const recycle = (body: unknown, auth = s.user.auth) => call(app, auth, 'POST', `/rest-api/campaigns/${s.campaignId}/recycle/`, body);
   return { s, recycle };
 }

@@ -17,6 +17,7 @@ const admin = basic('admin', 'admin-pw');
 /** A subscriber as /rest-api/subscriber-list/ shows it (the fields these tests read). */
 interface Subscriber {
   status: number;
+  reason: string;
   count_attempt: number;
   last_attempt: string | null;
   scheduled_at: string | null;
@@ -251,6 +252,9 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       const list = page.getByRole('region', { name: 'Subscribers' });
       const row = (number: string) => list.getByRole('row').filter({ hasText: number }).first();
       await row('+15550500001').getByRole('cell', { name: 'Failed' }).waitFor();
+      // Why it ended, as the API says it.
+      assert.equal((await c.subscribers())[0].reason, 'no attempt left (last: USER_BUSY)');
+      await row('+15550500001').getByRole('cell', { name: 'no attempt left (last: USER_BUSY)' }).waitFor();
       // A status no subscriber has: the list says so; back to any.
       const status = list.getByLabel('Status');
       await status.selectOption({ label: 'Pending' });

@@ -1,4 +1,5 @@
 /** The API's records as the console reads them (docs/contract.md; the OpenAPI document has them all). */
+import type { WaitReason } from '../../../src/campaign/contact-policy.ts';
 
 export interface SessionUser {
   username: string;
@@ -107,6 +108,10 @@ export interface Subscriber {
   tz_code: string;
   /** Not called before this instant (an appointment); null: as soon as the campaign may. */
   scheduled_at: string | null;
+  /** Why it ended, or why its last call failed; '' if neither. */
+  reason: string;
+  /** Why a pending one is held by the contact caps or calling hours. */
+  wait_reason: WaitReason | null;
 }
 
 export interface Cdr {

@@ -5,8 +5,10 @@ import { decimalString, isoTime } from '../../http/present.ts';
 import type { SubscriberRow } from './subscriber-list.repository.ts';
 import type { SubscriberRecord } from './subscriber-list.schema.ts';
 import { gmtOffsetOf } from '../../campaign/timezone.ts';
+import type { WaitReason } from '../../campaign/contact-policy.ts';
+import { SubscriberStatus } from '../../db/schema.ts';
 
-/** Row → JSON; `gmt_offset` and `tz_code` are always strings (contract §8). */
+/** Row → JSON; `gmt_offset` and `tz_code` are always strings (contract §8); `reason` and `wait_reason` say why it ended or waits. */
 export function presentSubscriber(request: FastifyRequest, row: SubscriberRow, timeZone: string): Static<typeof SubscriberRecord> {
   const link = linker(request);
   const tz = row.tz_code || timeZone;
@@ -24,5 +26,9 @@ export function presentSubscriber(request: FastifyRequest, row: SubscriberRow, t
     tz_code: tz,
     additional_vars: (row.additional_vars ?? {}) as Record<string, unknown>,
     scheduled_at: isoTime(row.scheduled_at),
+    reason: row.reason,
+    // The engine's gate sets it on the PENDING ones it holds and clears it when it lets one go; one
+    // left from before the subscriber ended (or was paused) says nothing any more.
+    wait_reason: row.status === SubscriberStatus.Pending ? ((row.wait_reason as WaitReason | null) ?? null) : null,
   };
 }

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { campaigns, contacts, phonebooks, subscribers, SubscriberStatus } from '../../db/schema.ts';
 import { choice, decimal, type FieldContext, FieldError, jsonObject, link, phone, text } from '../../http/fields.ts';
 import { ownedRow } from '../campaigns/fields.ts';
+import { WaitReason } from '../../campaign/contact-policy.ts';
 
 /** A contact the caller may link: one of their phonebooks' (contract §3: contact → phonebook). */
 async function visibleContact(ctx: FieldContext, id: number): Promise<boolean> {
@@ -58,6 +59,10 @@ export const SubscriberRecord = Type.Object({
   tz_code: Type.String(),
   additional_vars: Type.Object({}, { additionalProperties: true }),
   scheduled_at: Type.Union([Type.String(), Type.Null()]),
+  /** Why it ended (a DNC hit, no attempt left, aborted …), or, to be retried, why its last call failed (USER_BUSY …); '' if neither. */
+  reason: Type.String(),
+  /** Why a PENDING one is held by the contact caps or calling hours (attempts, daily, quiet, hours); else null. */
+  wait_reason: Type.Union([Type.String({ enum: Object.values(WaitReason) }), Type.Null()]),
 });
 
 /**

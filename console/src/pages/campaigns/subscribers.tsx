@@ -1,8 +1,8 @@
 /**
  * A voice campaign's subscribers on its page: each number, where it stands (status, attempts, the
- * last call) and its appointment if it has one (`scheduled_at`, issue 16: not called before it), a
- * page at a time from /rest-api/subscriber-list/ (a bare array with a next link, so no count),
- * filtered by status. While the campaign can still dial, a row's "Schedule" sets the appointment
+ * last call, why it ended or waits) and its appointment if it has one (`scheduled_at`, issue 16:
+ * not called before it), a page at a time from /rest-api/subscriber-list/ (a bare array with a
+ * next link, so no count), filtered by status. While the campaign can still dial, a row's "Schedule" sets the appointment
  * (PATCH, the browser's zone; empty clears it). On a subscriber that has ended it is "Call again",
  * and the same PATCH also puts it back to pending, due then.
  */
@@ -14,6 +14,7 @@ import { SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
 import { ResultsTable, ActionsHead } from '../../components/paged-list.tsx';
 import { AnyOf, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput, toLocalInput } from '../../format.ts';
+import { waitReasonText } from '../../../../src/campaign/contact-policy.ts';
 
 const PAGE_SIZE = 20;
 /** The voice statuses by number, with their labels, in the order the campaign page shows them. */
@@ -64,6 +65,7 @@ export function CampaignSubscribers({ campaignId, canDial }: { campaignId: numbe
                 <th scope="col">Attempts</th>
                 <th scope="col">Last call</th>
                 <th scope="col">Appointment</th>
+                <th scope="col">Why</th>
                 {canDial && <ActionsHead />}
               </>
             }
@@ -95,6 +97,7 @@ function SubscriberRow({ subscriber: s, canDial, editing, onEdit }: { subscriber
         <td>
           <Time value={s.scheduled_at} />
         </td>
+        <td>{s.wait_reason ? `Waiting: ${waitReasonText[s.wait_reason]}` : s.reason}</td>
         {canDial && (
           <td>
             <button type="button" aria-expanded={editing} aria-label={`${action} ${s.duplicate_contact}`} onClick={() => onEdit(!editing)}>
@@ -105,7 +108,7 @@ function SubscriberRow({ subscriber: s, canDial, editing, onEdit }: { subscriber
       </tr>
       {editing && (
         <tr>
-          <td colSpan={7}>
+          <td colSpan={8}>
             <ScheduleForm subscriber={s} ended={ended} onDone={() => onEdit(false)} />
           </td>
         </tr>

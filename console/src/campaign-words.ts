@@ -52,6 +52,9 @@ export const SUBSCRIBER_LABELS: [string, string][] = [
 /** Subscriber statuses by number (contract §4), keyed by the names of SUBSCRIBER_LABELS. */
 export const SUBSCRIBER_STATUS: Record<string, number> = { pending: 1, pause: 2, abort: 3, fail: 4, sent: 5, in_process: 6, not_authorized: 7, completed: 8 };
 
+/** The voice subscriber statuses that are final (contract §4): the rest are still to be called. */
+export const FINAL_SUBSCRIBER_STATUSES = ['fail', 'sent', 'completed', 'not_authorized', 'abort'] as const;
+
 /** A call's disposition (a CDR's outcome, contract §4) and its words. */
 export const DISPOSITIONS: [string, string][] = [
   ['ANSWER', 'Answered'],

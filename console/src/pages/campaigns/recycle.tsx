@@ -8,13 +8,13 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, post, recordPath } from '../../api/client.ts';
-import { DISPOSITIONS, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
+import { DISPOSITIONS, FINAL_SUBSCRIBER_STATUSES, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
 import { CheckboxGroup, ErrorMessage, Field } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput } from '../../format.ts';
 
 /** The final subscriber statuses (contract §4) that can be recycled, named as the campaign page names them. */
 const LABEL = Object.fromEntries(SUBSCRIBER_LABELS);
-const STATUSES = ['fail', 'sent', 'completed', 'not_authorized', 'abort'].map((name) => [SUBSCRIBER_STATUS[name], LABEL[name]] as const);
+const STATUSES = FINAL_SUBSCRIBER_STATUSES.map((name) => [SUBSCRIBER_STATUS[name], LABEL[name]] as const);
 
 export function RecycleSubscribers({ campaignId }: { campaignId: number }) {
   const [statuses, setStatuses] = useState<number[]>([SUBSCRIBER_STATUS.fail]);

@@ -2,15 +2,16 @@
  * A voice campaign's subscribers on its page: each number, where it stands (status, attempts, the
  * last call, why it ended or waits) and its appointment if it has one (`scheduled_at`, issue 16:
  * not called before it), a page at a time from /rest-api/subscriber-list/ (a bare array with a
- * next link, so no count), filtered by status. While the campaign can still dial, a row's "Schedule" sets the appointment
- * (PATCH, the browser's zone; empty clears it). On a subscriber that has ended it is "Call again",
- * and the same PATCH also puts it back to pending, due then.
+ * next link, so no count), filtered by status. While the campaign can still dial, a row's
+ * "Schedule" sets the appointment (PATCH, the browser's zone; empty clears it). On a subscriber
+ * that has ended it is "Call again": the same PATCH also puts it back to pending, called then;
+ * its attempts so far still count (the campaign's "Call again", recycling, counts from zero).
  */
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, getArrayPage, listPath, patch, recordPath } from '../../api/client.ts';
 import type { Subscriber } from '../../api/types.ts';
-import { SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
+import { FINAL_SUBSCRIBER_STATUSES, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
 import { ResultsTable, ActionsHead } from '../../components/paged-list.tsx';
 import { AnyOf, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput, toLocalInput } from '../../format.ts';
@@ -20,8 +21,7 @@ const PAGE_SIZE = 20;
 /** The voice statuses by number, with their labels, in the order the campaign page shows them. */
 const STATUSES = SUBSCRIBER_LABELS.filter(([name]) => name in SUBSCRIBER_STATUS).map(([name, label]) => [SUBSCRIBER_STATUS[name], label] as const);
 const LABEL: Record<number, string> = Object.fromEntries(STATUSES);
-/** Pending, paused, in progress: still to be called. The others have ended (contract §4). */
-const ENDED = new Set(['abort', 'fail', 'sent', 'not_authorized', 'completed'].map((name) => SUBSCRIBER_STATUS[name]));
+const ENDED = new Set(FINAL_SUBSCRIBER_STATUSES.map((name) => SUBSCRIBER_STATUS[name]));
 
 export function CampaignSubscribers({ campaignId, canDial }: { campaignId: number; canDial: boolean }) {
   const [status, setStatus] = useState('');
@@ -140,7 +140,7 @@ function ScheduleForm({ subscriber: s, ended, onDone }: { subscriber: Subscriber
   };
   return (
     <form className="campaign-form" onSubmit={submit} noValidate aria-label={`Appointment of ${s.duplicate_contact}`}>
-      {ended && <p className="muted">It has ended ({LABEL[s.status]}): saving puts it back in the queue, called at that time.</p>}
+      {ended && <p className="muted">It has ended ({LABEL[s.status]}): saving puts it back in the queue, called at that time; its attempts so far still count.</p>}
       <div className="group-fields">
         <Field label="Call at" hint="In your browser’s time zone. Empty: as soon as the campaign may." errors={fields.scheduled_at ?? fields.status}>
           {(p) => <input {...p} type="datetime-local" step={1} value={at} onChange={(e) => setAt(e.target.value)} />}

@@ -67,6 +67,13 @@ const serverIdle = process.env.BENCH_SERVER === 'idle';
  * a larger young generation: what the deliverer's garbage collection costs with it).
  */
 const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+/**
+ * BENCH_CALLS_PER_SECOND=<n>: each campaign paced at n calls a second (its `frequency`, n × 60 a
+ * minute) rather than as fast as the engine goes: whether an engine dialing at a set pace keeps it
+ * with the log read. Default: no pace limit, the engine's ceiling (what the issue's target is about).
+ */
+const pacedAt = Number(process.env.BENCH_CALLS_PER_SECOND ?? 0);
+const frequency = pacedAt > 0 ? Math.round(pacedAt * 60) : 10_000_000;
 /** BENCH_SETTLE=false: campaigns start on the database as the one before left it (no vacuum, no checkpoint first). */
 const settle = process.env.BENCH_SETTLE !== 'false';
 
@@ -152,7 +159,7 @@ interface Delivered {
 
 async function main(): Promise<void> {
   console.log(
-    `bench:events — PostgreSQL, ${fmt(calls)} calls a campaign, ${rounds} round${rounds === 1 ? '' : 's'}, the webhook ${ordered ? 'ordered' : 'not ordered'}, batch_size ${batchSize}; node ${process.version}`,
+    `bench:events — PostgreSQL, ${fmt(calls)} calls a campaign${pacedAt > 0 ? `, paced at ${fmt(pacedAt)} calls/s` : ''}, ${rounds} round${rounds === 1 ? '' : 's'}, the webhook ${ordered ? 'ordered' : 'not ordered'}, batch_size ${batchSize}; node ${process.version}`,
   );
   const [backend] = await backends('events').then((all) => all.filter((b) => b.name === 'PostgreSQL'));
   if (!backend) throw new Error('bench:events runs on PostgreSQL (BENCH_DB=postgres)');
@@ -176,7 +183,7 @@ async function main(): Promise<void> {
       await db.db.execute(sql.raw(log === 'off' ? `alter database "${dbName}" set dialer.events = 'off'` : `alter database "${dbName}" reset dialer.events`));
       const engine = await startEngine();
       const book = await phonebook(db, f, String(705 + 5 * campaigns++), size);
-      const id = await campaign(db, f, book, name, 10_000_000);
+      const id = await campaign(db, f, book, name, frequency);
       // Every campaign starts from the same state of the database (untimed): its tables vacuumed
       // and analyzed (autovacuum may be off, as on these machines, or may start at any moment
       // when on), and a checkpoint just done, so none falls inside a campaign from the writes of

@@ -107,15 +107,17 @@ export async function request<T = unknown>(method: string, path: string, body?: 
 
 /**
  * One page of a list the API answers as a bare array (the subscriber-list, spec §4: `?page=`,
- * with `Link: rel="next"` while more follow, and no count). A page past the end (a 404 the API
- * gives once the rows before it are gone) is empty.
+ * with `Link: <url>; rel="next"` while more follow, and no count), as a page of the other lists
+ * is read but without `count`. A page past the end (a 404 the API gives once the rows before it
+ * are gone) is empty.
  */
-export async function getArrayPage<T>(path: string, page: number): Promise<{ rows: T[]; hasNext: boolean }> {
+export async function getArrayPage<T>(path: string, page: number): Promise<Pick<Page<T>, 'results' | 'next'>> {
   try {
     const { parsed, headers } = await send('GET', path);
-    return { rows: parsed as T[], hasNext: /rel="next"/.test(headers.get('link') ?? '') };
+    const next = /<([^>]*)>;\s*rel="next"/.exec(headers.get('link') ?? '');
+    return { results: parsed as T[], next: next ? next[1] : null };
   } catch (error) {
-    if (page > 1 && error instanceof ApiError && error.status === 404) return { rows: [], hasNext: false };
+    if (page > 1 && error instanceof ApiError && error.status === 404) return { results: [], next: null };
     throw error;
   }
 }

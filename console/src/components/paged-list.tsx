@@ -12,9 +12,12 @@ import { ErrorMessage, Loading, Pager } from './ui.tsx';
 
 export const PAGE_SIZE = 20;
 
+/** A page as the lists give it: the API's page, or a bare array's (getArrayPage) without `count`. */
+export type ListPage<T> = Pick<Page<T>, 'results' | 'next'> & { count?: number };
+
 /** One page of a resource's list. */
 export interface PagedQuery<T> {
-  query: UseQueryResult<Page<T>>;
+  query: UseQueryResult<ListPage<T>>;
   page: number;
   pageSize: number;
   onPage: (page: number) => void;
@@ -39,18 +42,20 @@ export function useUrlPagedList<T>(resource: string): PagedQuery<T> {
 /**
  * A list inside a record's page (a campaign's calls, a webhook's deliveries): its page in state,
  * its query key `key` followed by the page (so invalidating `key`, or a prefix of it, refreshes
- * it), read from `path(page, pageSize)`. Set the page back to 1 (onPage) when filters change.
+ * it), read from `path(page, pageSize)` (by `options.read`: getArrayPage for a list the API gives
+ * as a bare array). Set the page back to 1 (onPage) when filters change.
  */
 export function usePagedQuery<T>(
   key: readonly unknown[],
   path: (page: number, pageSize: number) => string,
-  options: { pageSize?: number; refetchInterval?: number; enabled?: boolean } = {},
+  options: { pageSize?: number; refetchInterval?: number; enabled?: boolean; read?: (path: string, page: number) => Promise<ListPage<T>> } = {},
 ): PagedQuery<T> {
   const [page, setPage] = useState(1);
   const pageSize = options.pageSize ?? PAGE_SIZE;
+  const read = options.read ?? ((p: string) => get<Page<T>>(p));
   const query = useQuery({
     queryKey: [...key, page],
-    queryFn: () => get<Page<T>>(path(page, pageSize)),
+    queryFn: () => read(path(page, pageSize), page),
     placeholderData: keepPreviousData,
     refetchInterval: options.refetchInterval,
     enabled: options.enabled,
@@ -58,20 +63,25 @@ export function usePagedQuery<T>(
   return { query, page, pageSize, onPage: setPage };
 }
 
-/** The list's error, then "Loading…", `empty` when it has no row, or `children(rows)` and the pager. */
+/**
+ * The list's error, then "Loading…", `empty` when it has no row, or `children(rows)` and the pager
+ * (a list without a count: "Page n", Next while the API gives a next page).
+ */
 export function PagedResults<T>({ list, empty, children }: { list: PagedQuery<T>; empty: ReactNode; children: (rows: T[]) => ReactNode }) {
   const { query, page, pageSize, onPage } = list;
+  const data = query.data;
+  const none = !data || (data.count === undefined ? page === 1 && data.results.length === 0 : data.count === 0);
   return (
     <>
       <ErrorMessage error={query.error} />
       {query.isPending ? (
         <Loading />
-      ) : !query.data || query.data.count === 0 ? (
+      ) : none ? (
         empty
       ) : (
         <>
-          {children(query.data.results)}
-          <Pager page={page} count={query.data.count} pageSize={pageSize} onPage={onPage} />
+          {children(data.results)}
+          <Pager page={page} count={data.count} pageSize={pageSize} hasNext={data.next !== null} onPage={onPage} />
         </>
       )}
     </>

@@ -1,4 +1,4 @@
-/** One voice campaign: what it is doing, its subscribers by status, cost so far, its actions, calling some again, its subscribers (and their appointments), calls in progress, survey results and its calls. */
+/** One voice campaign: what it is doing, its subscriber counts by status, cost so far, its actions, calling some again, the subscribers themselves (and their appointments), calls in progress, survey results and its calls. */
 import { useParams } from 'react-router';
 import { useCallsLastMinute } from '../../api/queries.ts';
 import { CampaignStatus, type VoiceCampaign } from '../../api/types.ts';

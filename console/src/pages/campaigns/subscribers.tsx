@@ -8,16 +8,15 @@
  * its attempts so far still count (the campaign's "Call again", recycling, counts from zero).
  */
 import { useState, type FormEvent } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, getArrayPage, listPath, patch, recordPath } from '../../api/client.ts';
 import type { Subscriber } from '../../api/types.ts';
 import { FINAL_SUBSCRIBER_STATUSES, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
-import { ResultsTable, ActionsHead } from '../../components/paged-list.tsx';
-import { AnyOf, ErrorMessage, Field, Loading, Pager, Time } from '../../components/ui.tsx';
+import { ActionsHead, PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
+import { AnyOf, ErrorMessage, Field, Time } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput, toLocalInput } from '../../format.ts';
 import { waitReasonText } from '../../../../src/campaign/contact-policy.ts';
 
-const PAGE_SIZE = 20;
 /** The voice statuses by number, with their labels, in the order the campaign page shows them. */
 const STATUSES = SUBSCRIBER_LABELS.filter(([name]) => name in SUBSCRIBER_STATUS).map(([name, label]) => [SUBSCRIBER_STATUS[name], label] as const);
 const LABEL: Record<number, string> = Object.fromEntries(STATUSES);
@@ -25,14 +24,12 @@ const ENDED = new Set(FINAL_SUBSCRIBER_STATUSES.map((name) => SUBSCRIBER_STATUS[
 
 export function CampaignSubscribers({ campaignId, canDial }: { campaignId: number; canDial: boolean }) {
   const [status, setStatus] = useState('');
-  const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<number | undefined>();
-  const list = useQuery({
-    queryKey: ['subscriber-list', 'campaign', campaignId, status, page],
-    queryFn: () => getArrayPage<Subscriber>(listPath('subscriber-list', { campaign_id: campaignId, status, page, page_size: PAGE_SIZE }), page),
-    placeholderData: keepPreviousData,
-  });
-  const rows = list.data?.rows ?? [];
+  const list = usePagedQuery<Subscriber>(
+    ['subscriber-list', 'campaign', campaignId, status],
+    (page, page_size) => listPath('subscriber-list', { campaign_id: campaignId, status, page, page_size }),
+    { read: getArrayPage },
+  );
 
   return (
     <section aria-labelledby="subscribers-title">
@@ -44,17 +41,15 @@ export function CampaignSubscribers({ campaignId, canDial }: { campaignId: numbe
           options={STATUSES}
           onChange={(value) => {
             setStatus(value);
-            setPage(1);
+            list.onPage(1);
           }}
         />
       </form>
-      <ErrorMessage error={list.error} />
-      {list.isPending ? (
-        <Loading />
-      ) : rows.length === 0 && page === 1 ? (
-        <p className="muted">{status ? 'No subscriber has this status.' : 'No subscriber yet: the campaign’s phonebooks’ contacts become its subscribers when it starts.'}</p>
-      ) : (
-        <>
+      <PagedResults
+        list={list}
+        empty={<p className="muted">{status ? 'No subscriber has this status.' : 'No subscriber yet: the campaign’s phonebooks’ contacts become its subscribers when it starts.'}</p>}
+      >
+        {(rows) => (
           <ResultsTable
             caption="Subscribers of this campaign"
             head={
@@ -74,9 +69,8 @@ export function CampaignSubscribers({ campaignId, canDial }: { campaignId: numbe
               <SubscriberRow key={s.id} subscriber={s} canDial={canDial} editing={editing === s.id} onEdit={(open) => setEditing(open ? s.id : undefined)} />
             ))}
           </ResultsTable>
-          <Pager page={page} hasNext={list.data?.hasNext} onPage={setPage} />
-        </>
-      )}
+        )}
+      </PagedResults>
     </section>
   );
 }

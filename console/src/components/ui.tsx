@@ -159,14 +159,14 @@ export function Loading({ what = 'Loading…' }: { what?: string }) {
 export function Pager({
   page,
   count,
-  pageSize = 1,
+  pageSize,
   hasNext,
   onPage,
 }: {
   page: number;
   /** Rows in all; a list without a count (a bare array) gives `hasNext` instead. */
   count?: number;
-  pageSize?: number;
+  pageSize: number;
   hasNext?: boolean;
   onPage: (p: number) => void;
 }) {

@@ -275,6 +275,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await appointment('+15550500001').getByLabel('Call at').fill(inAnHour.value);
       await shot(page, 'subscriber-appointment');
       await appointment('+15550500001').getByRole('button', { name: 'Call again' }).click();
+      await appointment('+15550500001').waitFor({ state: 'detached' });
       await until(async () => (await c.subscribers())[0].status === 1, 'the first subscriber pending');
       assert.equal(new Date((await c.subscribers())[0].scheduled_at as string).getTime(), new Date(inAnHour.iso).getTime());
       await row('+15550500001').getByRole('cell', { name: 'Pending' }).waitFor();
@@ -284,15 +285,18 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       assert.ok((await appointment('+15550500001').getByLabel('Call at').inputValue()).startsWith(inAnHour.value.slice(0, 16)), 'the form shows the appointment');
       await appointment('+15550500001').getByLabel('Call at').fill('');
       await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await appointment('+15550500001').waitFor({ state: 'detached' });
       await until(async () => (await c.subscribers())[0].scheduled_at === null, 'the appointment cleared');
       await row('+15550500001').getByRole('button', { name: 'Schedule +15550500001' }).click();
       await appointment('+15550500001').getByLabel('Call at').fill(inAnHour.value);
       await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await appointment('+15550500001').waitFor({ state: 'detached' });
       await until(async () => (await c.subscribers())[0].scheduled_at !== null, 'the appointment set again');
 
       // The second one, ended, called again with no time: due at once.
       await row('+15550500002').getByRole('button', { name: 'Call again +15550500002' }).click();
       await appointment('+15550500002').getByRole('button', { name: 'Call again' }).click();
+      await appointment('+15550500002').waitFor({ state: 'detached' });
       await until(async () => (await c.subscribers())[1].status === 1, 'the second subscriber pending');
       assert.equal((await c.subscribers())[1].scheduled_at, null);
 
@@ -308,6 +312,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await row('+15550500001').getByRole('button', { name: 'Schedule +15550500001' }).click();
       await appointment('+15550500001').getByLabel('Call at').fill(soon.value);
       await appointment('+15550500001').getByRole('button', { name: 'Save appointment' }).click();
+      await appointment('+15550500001').waitFor({ state: 'detached' });
       await until(async () => (await c.subscribers())[0].count_attempt === 2, 'the first subscriber called at its appointment');
       const called = (await c.subscribers())[0];
       assert.ok(new Date(called.last_attempt as string).getTime() >= new Date(soon.iso).getTime(), `called at ${called.last_attempt}, not before ${soon.iso}`);

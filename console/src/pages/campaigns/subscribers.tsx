@@ -121,10 +121,11 @@ function ScheduleForm({ subscriber: s, ended, onDone }: { subscriber: Subscriber
         scheduled_at: at ? (fromLocalInput(at) ?? at) : null,
         ...(ended ? { status: SUBSCRIBER_STATUS.pending } : {}),
       }),
-    onSuccess: async () => {
-      await client.invalidateQueries({ queryKey: ['subscriber-list'] });
-      if (ended) await client.invalidateQueries({ queryKey: ['campaigns'] });
+    // Closed as soon as the server took it, then the list is read again: a row that already
+    // shows its new state never has a form still open under it (its button would close it).
+    onSuccess: () => {
       onDone();
+      return Promise.all([client.invalidateQueries({ queryKey: ['subscriber-list'] }), ended && client.invalidateQueries({ queryKey: ['campaigns'] })]);
     },
   });
   const fields = save.error instanceof ApiError ? save.error.fields : {};

@@ -83,13 +83,20 @@ function routesOf(resource: CampaignResource) {
 }
 
 const voiceRoutes = routesOf(voiceCampaignResource);
-/** Voice campaigns also have survey results (results.routes.ts) and recycling (recycle.routes.ts); SMS campaigns neither. */
+const smsRoutes = routesOf(smsCampaignResource);
+/** Both kinds have recycling (recycle.routes.ts); voice campaigns also have survey results (results.routes.ts). */
 export const campaignsResource: Resource = {
   name: 'campaigns',
   routes: (api, deps) => {
     voiceRoutes(api, deps);
     surveyResultsRoutes(api, deps);
-    recycleRoutes(api, deps);
+    recycleRoutes('voice')(api, deps);
   },
 };
-export const smsCampaignsResource: Resource = { name: 'sms-campaigns', routes: routesOf(smsCampaignResource) };
+export const smsCampaignsResource: Resource = {
+  name: 'sms-campaigns',
+  routes: (api, deps) => {
+    smsRoutes(api, deps);
+    recycleRoutes('sms')(api, deps);
+  },
+};

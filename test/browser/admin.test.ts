@@ -323,6 +323,35 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
     }
   });
 
+  test('"Send again" on an SMS campaign resends to the subscribers whose message failed; an empty choice is refused beside it', async () => {
+    const failing = await create(admin, 'sms-gateway', { name: 'Failing texts', settings: { delivery_rate: 0, failure_rate: 1 } });
+    const book = (await request(ui.server, 'GET', '/rest-api/phonebook/', carol)).body.results[0].url;
+    const c = await create(carol, 'sms-campaigns', { name: 'Undelivered reminder', sms_gateway: failing.url, phonebook: [book], text_message: 'Hello', frequency: 600 });
+    const messages = async () => (await request(ui.server, 'GET', `/rest-api/sms-message/?sms_campaign_id=${c.id}`, carol)).body.results as { status: string }[];
+    const { context, page } = await newPage();
+    try {
+      await signIn(page, 'carol', 'carol-pw');
+      await page.goto(`${ui.server.base}/sms-campaigns/${c.id}`);
+      await page.getByRole('button', { name: 'Start' }).click();
+      await waitFor(async () => (await messages()).filter((m) => m.status === 'failed').length === numbers.length, 'every message failed');
+      const form = page.getByRole('form', { name: 'Send again' });
+      await form.getByRole('group', { name: 'Ended as' }).getByRole('checkbox', { name: 'Failed' }).uncheck();
+      await form.getByRole('button', { name: 'Put them back in the queue' }).click();
+      await form.getByRole('group', { name: 'Ended as' }).locator('.field-error').filter({ hasText: 'may not be empty' }).waitFor();
+      assert.equal((await messages()).length, numbers.length, 'a refused request sends nothing');
+
+      // Sent, and their last message failed: every one, sent the text again.
+      await form.getByRole('group', { name: 'Ended as' }).getByRole('checkbox', { name: 'Sent' }).check();
+      await form.getByRole('group', { name: 'Last message' }).getByRole('checkbox', { name: 'Failed' }).check();
+      await form.getByRole('button', { name: 'Put them back in the queue' }).click();
+      await form.getByRole('status').filter({ hasText: `${numbers.length} subscribers back in the queue.` }).waitFor();
+      await shot(page, 'sms-campaign-send-again');
+      await waitFor(async () => (await messages()).length === 2 * numbers.length, 'each number sent the text a second time');
+    } finally {
+      await context.close();
+    }
+  });
+
   test('an admin creates a voice gateway with the simulator form, switches it off, and deactivates a user (whose password is then refused)', async () => {
     const { context, page } = await newPage();
     try {
@@ -403,9 +432,9 @@ describe(`the console's management pages in Chromium (${dbLabel})`, () => {
   });
 });
 
-async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }

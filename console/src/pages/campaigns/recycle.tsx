@@ -1,9 +1,11 @@
 /**
- * "Call again" on a voice campaign's page: POST /rest-api/campaigns/<id>/recycle/ (issue 16) puts
- * the subscribers that ended in the chosen statuses (and, if any are ticked, whose last call ended
- * with one of the chosen dispositions, or was before a date) back to pending, their attempts
- * counted from zero. Shown while the campaign can still dial (not ended, not aborted: the API
- * answers 409 then). The API's messages go under the part they name.
+ * "Call again" on a voice campaign's page, "Send again" on an SMS campaign's: POST
+ * /rest-api/campaigns/<id>/recycle/ (issue 16) or /rest-api/sms-campaigns/<id>/recycle/ puts the
+ * subscribers that ended in the chosen statuses (and, if any are ticked, whose last call ended with
+ * one of the chosen dispositions, or whose last message has one of the chosen statuses; or last
+ * tried before a date) back to pending, their attempts counted from zero. Shown while the campaign
+ * can still dial or send (not ended, not aborted: the API answers 409 then). The API's messages go
+ * under the part they name.
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -15,21 +17,55 @@ import { formatInteger, fromLocalInput } from '../../format.ts';
 /** The final subscriber statuses (contract §4) that can be recycled, named as the campaign page names them. */
 const LABEL = Object.fromEntries(SUBSCRIBER_LABELS);
 const STATUSES = FINAL_SUBSCRIBER_STATUSES.map((name) => [SUBSCRIBER_STATUS[name], LABEL[name]] as const);
+/** An SMS subscriber's final statuses (contract §4: 5 is COMPLETE, the message sent). */
+const SMS_STATUSES = [
+  [4, LABEL.fail],
+  [5, LABEL.complete],
+  [7, LABEL.not_authorized],
+  [3, LABEL.abort],
+] as const;
+/** The statuses a sent message ends in (sms-message `status`). */
+const MESSAGE_STATUSES: [string, string][] = [
+  ['sent', 'Sent (no report)'],
+  ['delivered', 'Delivered'],
+  ['failed', 'Failed'],
+];
 
-export function RecycleSubscribers({ campaignId }: { campaignId: number }) {
+/** What the form says and sends for each kind. */
+const KINDS = {
+  voice: {
+    resource: 'campaigns',
+    title: 'Call again',
+    intro: 'Subscribers that ended as chosen go back to pending, their attempts counted from zero, and are called again while the campaign runs.',
+    statuses: STATUSES,
+    outcome: { name: 'dispositions', legend: 'Last call', options: DISPOSITIONS },
+    before: 'Last called before',
+  },
+  sms: {
+    resource: 'sms-campaigns',
+    title: 'Send again',
+    intro: 'Subscribers that ended as chosen go back to pending, their attempts counted from zero, and are sent the text again while the campaign runs (each message is charged).',
+    statuses: SMS_STATUSES,
+    outcome: { name: 'message_statuses', legend: 'Last message', options: MESSAGE_STATUSES },
+    before: 'Last sent before',
+  },
+} as const;
+
+export function RecycleSubscribers({ campaignId, kind = 'voice' }: { campaignId: number; kind?: keyof typeof KINDS }) {
+  const k = KINDS[kind];
   const [statuses, setStatuses] = useState<number[]>([SUBSCRIBER_STATUS.fail]);
-  const [dispositions, setDispositions] = useState<string[]>([]);
+  const [outcomes, setOutcomes] = useState<string[]>([]);
   const [before, setBefore] = useState('');
   const client = useQueryClient();
   const recycle = useMutation({
     mutationFn: () =>
-      post<{ recycled: number }>(`${recordPath('campaigns', campaignId)}recycle/`, {
+      post<{ recycled: number }>(`${recordPath(k.resource, campaignId)}recycle/`, {
         // Nothing ticked is sent as an empty list, for the API to say it may not be empty.
         statuses,
-        ...(dispositions.length ? { dispositions } : {}),
+        ...(outcomes.length ? { [k.outcome.name]: outcomes } : {}),
         ...(before ? { last_attempt_before: fromLocalInput(before) ?? before } : {}),
       }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['campaigns'] }),
+    onSuccess: () => client.invalidateQueries({ queryKey: [k.resource] }),
   });
   const fields = recycle.error instanceof ApiError ? recycle.error.fields : {};
   const submit = (e: FormEvent) => {
@@ -38,13 +74,13 @@ export function RecycleSubscribers({ campaignId }: { campaignId: number }) {
   };
   return (
     <section aria-labelledby="recycle-title">
-      <h2 id="recycle-title">Call again</h2>
-      <form className="campaign-form" onSubmit={submit} noValidate aria-label="Call again">
-        <p className="muted">Subscribers that ended as chosen go back to pending, their attempts counted from zero, and are called again while the campaign runs.</p>
-        <CheckboxGroup legend="Ended as" hint="At least one." options={STATUSES} chosen={statuses} onChange={setStatuses} errors={fields.statuses} />
-        <CheckboxGroup legend="Last call" hint="None ticked: any." options={DISPOSITIONS} chosen={dispositions} onChange={setDispositions} errors={fields.dispositions} />
+      <h2 id="recycle-title">{k.title}</h2>
+      <form className="campaign-form" onSubmit={submit} noValidate aria-label={k.title}>
+        <p className="muted">{k.intro}</p>
+        <CheckboxGroup legend="Ended as" hint="At least one." options={k.statuses} chosen={statuses} onChange={setStatuses} errors={fields.statuses} />
+        <CheckboxGroup legend={k.outcome.legend} hint="None ticked: any." options={k.outcome.options} chosen={outcomes} onChange={setOutcomes} errors={fields[k.outcome.name]} />
         <div className="group-fields">
-          <Field label="Last called before" hint="In your browser’s time zone. Empty: any time." errors={fields.last_attempt_before}>
+          <Field label={k.before} hint="In your browser’s time zone. Empty: any time." errors={fields.last_attempt_before}>
             {(p) => <input {...p} type="datetime-local" value={before} onChange={(e) => setBefore(e.target.value)} />}
           </Field>
         </div>

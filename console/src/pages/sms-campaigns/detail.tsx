@@ -1,10 +1,11 @@
-/** One SMS campaign: what it is doing, its subscribers by status, its delivery rates, its actions and its messages. */
+/** One SMS campaign: what it is doing, its subscribers by status, its delivery rates, its actions, "Send again" and its messages. */
 import { useParams } from 'react-router';
 import type { SmsCampaignRecord } from '../../api/admin-types.ts';
 import { CampaignStatus } from '../../api/types.ts';
 import { ProgressBar, SubscriberCounts } from '../../components/campaign-progress.tsx';
 import { CampaignActions, CampaignEditPage, CampaignMissing, CampaignSchedule, CampaignTitle, useCampaignRecord } from '../../components/campaign-page.tsx';
 import { Loading } from '../../components/ui.tsx';
+import { RecycleSubscribers } from '../campaigns/recycle.tsx';
 import { SmsCampaignForm } from './form.tsx';
 import { SmsMessages } from './messages.tsx';
 import { DeliveryRates } from './rates.tsx';
@@ -39,6 +40,7 @@ export function SmsCampaignPage() {
         <CampaignSchedule campaign={c} />
         <blockquote className="sms-text">{c.text_message}</blockquote>
       </section>
+      {s !== CampaignStatus.End && s !== CampaignStatus.Abort && <RecycleSubscribers campaignId={c.id} kind="sms" />}
       <SmsMessages campaignId={c.id} />
     </>
   );

@@ -18,6 +18,8 @@ export const peers = [
   { pkg: 'sox', binaries: ['sox'], why: 'the SIP driver tests (audio)' },
   // By its path: Debian installs it in /usr/bin (test/peers.test.ts runs with a PATH without it).
   { pkg: 'tcpdump', binaries: ['/usr/bin/tcpdump'], why: 'the SIP echo test and npm run demo:sip (the RTP that reaches sipp)' },
+  // By its path: test/exim.ts runs it there, a real MTA for the e-mail reminders' SMTP client.
+  { pkg: 'exim4-daemon-light', binaries: ['/usr/sbin/exim4'], why: 'the e-mail tests (a real MTA on loopback)' },
   // By its path: playwright-core launches it there (test/browser/); a browser download never works here.
   { pkg: 'chromium', binaries: ['/usr/bin/chromium'], why: "the console's browser tests (test/browser/)" },
 ];

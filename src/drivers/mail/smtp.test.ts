@@ -2,37 +2,47 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { formatMessage, parseSmtpUrl, sendMail } from './smtp.ts';
-import { SmtpSink } from './smtp-sink.fixtures.ts';
+import { startExim } from '../../../test/exim.ts';
 
-const sink = new SmtpSink();
-const port = await sink.start();
-after(() => sink.stop());
+// A real MTA (test/exim.ts): exim4 on loopback, delivering into a maildir we read back.
+const exim = await startExim();
+const port = exim.port;
+after(() => exim.stop());
 
 describe('SMTP client', () => {
-  test('a message reaches the server with its envelope, headers, and lines starting with a dot kept', async () => {
+  test('a message reaches a real MTA with its envelope, headers, and lines starting with a dot kept', async () => {
     const answer = await sendMail({ host: '127.0.0.1', port }, {
       from: 'reminders@clinic.example',
       to: 'pat@example.com',
       subject: 'Rendez-vous demain à 10:00',
       text: 'Line one\n.starts with a dot\n..two dots\nlast',
     });
-    assert.equal(answer, '250 OK queued');
-    const mail = sink.received.at(-1);
-    assert.ok(mail);
+    assert.match(answer, /^250 OK id=\S+$/);
+    const mail = await exim.mailTo('pat@example.com');
     assert.equal(mail.from, 'reminders@clinic.example');
-    assert.deepEqual(mail.to, ['pat@example.com']);
-    assert.match(mail.data, /^Subject: =\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=\r$/m);
-    const subject = /^Subject: =\?UTF-8\?B\?(.+)\?=\r$/m.exec(mail.data)?.[1] as string;
+    assert.match(mail.data, /^From: <reminders@clinic\.example>$/m);
+    assert.match(mail.data, /^To: <pat@example\.com>$/m);
+    const subject = /^Subject: =\?UTF-8\?B\?([A-Za-z0-9+/=]+)\?=$/m.exec(mail.data)?.[1];
+    assert.ok(subject, mail.data);
     assert.equal(Buffer.from(subject, 'base64').toString('utf8'), 'Rendez-vous demain à 10:00');
-    assert.ok(mail.data.endsWith('\r\n\r\nLine one\r\n.starts with a dot\r\n..two dots\r\nlast\r\n'), JSON.stringify(mail.data));
+    assert.match(mail.data, /^Content-Type: text\/plain; charset=utf-8$/m);
+    // exim takes the dots we stuffed off again: the body arrives as written.
+    assert.ok(mail.data.endsWith('\n\nLine one\n.starts with a dot\n..two dots\nlast\n'), JSON.stringify(mail.data));
   });
 
-  test('CR and LF cannot add headers; a refused recipient rejects with the server\'s answer', async () => {
+  test('CR and LF cannot add headers; a refused recipient rejects with the server\'s answer, and the client says QUIT', async () => {
     const text = formatMessage({ from: 'a@b.example', to: 'c@d.example', subject: 'Hi\r\nBcc: evil@example.com', text: 'x' });
     assert.doesNotMatch(text, /^Bcc:/m);
-    sink.refuse = /^nobody@/;
-    await assert.rejects(sendMail({ host: '127.0.0.1', port }, { from: 'a@b.example', to: 'nobody@d.example', subject: 's', text: 'x' }), /RCPT TO refused: 550 no such user/);
-    sink.refuse = undefined;
+    await assert.rejects(sendMail({ host: '127.0.0.1', port }, { from: 'a@b.example', to: 'nobody@refused.example', subject: 's', text: 'x' }), /RCPT TO refused: 550 no such user here/);
+    assert.match(exim.log(), /rejected RCPT <nobody@refused\.example>: no such user here/);
+    // How exim saw that connection end, once it noticed: its first such line after the refusal.
+    const howItEnded = () => {
+      const after = exim.log().split('rejected RCPT <nobody@refused.example>')[1] ?? '';
+      return /closed by QUIT|unexpected disconnection|SMTP connection from .* lost/.exec(after)?.[0];
+    };
+    const end = Date.now() + 5000;
+    while (!howItEnded() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(howItEnded(), 'closed by QUIT', exim.log());
   });
 
   test('a server that never greets times out; a closed port rejects', async () => {

@@ -3,7 +3,7 @@
  * DATA, QUIT — enough to hand a message to a local relay (an MTA on the same host or network,
  * such as exim4 or Postfix, which then delivers it). No authentication and no TLS (STARTTLS):
  * a relay that demands either refuses the message, and the refusal is what the caller gets.
- * One connection per message. Its fake, a sink that keeps what it receives, is smtp-sink.fixtures.ts (tests only).
+ * One connection per message. Its tests talk to a real exim4 on loopback (test/exim.ts).
  */
 import net from 'node:net';
 import os from 'node:os';
@@ -143,6 +143,10 @@ export async function sendMail(server: SmtpServer, m: MailMessage): Promise<stri
     send('QUIT');
     await replies.next().catch(() => undefined);
     return accepted;
+  } catch (err) {
+    // Refused: take our leave (RFC 5321 §4.1.1.10), unless the connection is already gone.
+    if (socket.writable) await new Promise<void>((resolve) => socket.end('QUIT\r\n', () => resolve()));
+    throw err;
   } finally {
     socket.destroy();
   }

@@ -17,26 +17,9 @@ import { type Db, queryRows } from '../db/database.ts';
 import { events } from '../db/schema.ts';
 import type { CampaignKind } from './kinds.ts';
 
-export const EventType = {
-  CampaignStarted: 'campaign.started',
-  CampaignPaused: 'campaign.paused',
-  CampaignResumed: 'campaign.resumed',
-  CampaignEnded: 'campaign.ended',
-  CampaignAborted: 'campaign.aborted',
-  CampaignWaiting: 'campaign.waiting',
-  CampaignRecycled: 'campaign.recycled',
-  CallCompleted: 'call.completed',
-  SubscriberFinal: 'subscriber.final',
-  SmsSent: 'sms.sent',
-  SmsDelivered: 'sms.delivered',
-  SmsFailed: 'sms.failed',
-  SmsOptOut: 'sms.opt_out',
-  ImportFinished: 'import.finished',
-  BalanceLow: 'balance.low',
-  WebhookDisabled: 'webhook.disabled',
-} as const;
-export type EventTypeName = (typeof EventType)[keyof typeof EventType];
-export const eventTypes: readonly string[] = Object.values(EventType);
+import { EventType, type EventTypeName, eventTypes } from './event-types.ts';
+
+export { EventType, type EventTypeName, eventTypes };
 const typeNamed = new Map(eventTypes.map((type) => [type, type]));
 
 export interface NewEvent {

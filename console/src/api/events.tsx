@@ -17,15 +17,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { InvalidationBatcher } from './batcher.ts';
 import { API } from './client.ts';
 import type { DialerEvent } from './types.ts';
+import { eventTypes } from '../../../src/campaign/event-types.ts';
 
 export const FLUSH_MS = 750;
 
-/** Every event type the stream sends (README, "Events and webhooks"). EventSource needs them named. */
-export const EVENT_TYPES = [
-  'campaign.started', 'campaign.paused', 'campaign.resumed', 'campaign.aborted', 'campaign.ended', 'campaign.waiting',
-  'call.completed', 'subscriber.final', 'sms.sent', 'sms.delivered', 'sms.failed', 'sms.opt_out',
-  'import.finished', 'balance.low', 'webhook.disabled',
-] as const;
+/** Every event type the stream sends (README, "Events and webhooks"): EventSource needs them named. */
+export const EVENT_TYPES = eventTypes;
 
 /** Event type (or its prefix before the dot) → the resources whose queries it makes stale. */
 export const INVALIDATES: Record<string, string[]> = {

@@ -8,11 +8,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, listPath, post } from '../../api/client.ts';
 import type { Webhook } from '../../api/admin-types.ts';
-import { EVENT_TYPES } from '../../api/events.tsx';
+import { EVENT_TYPES as KNOWN } from '../../api/events.tsx';
 import { SecretBox } from '../../components/secret-box.tsx';
 import { ErrorMessage, Field } from '../../components/ui.tsx';
-
-const KNOWN = [...EVENT_TYPES, 'balance.low'] as string[];
 
 export interface WebhookValues {
   url: string;

@@ -11,6 +11,17 @@ export const STATUS_NAMES: Record<number, string> = {
 
 export const statusName = (status: number) => STATUS_NAMES[status] ?? `Status ${status}`;
 
+/** Whether a campaign may still dial or send: not ended, not aborted (the API answers 409 to recycling it then). */
+export const canStillRun = (status: number) => status !== CampaignStatus.End && status !== CampaignStatus.Abort;
+
+/** An SMS message's `status` (sms-message) and its words, as the filters show them. */
+export const MESSAGE_STATUSES: [string, string][] = [
+  ['unsent', 'Being handed to the gateway'],
+  ['sent', 'Sent (no report yet)'],
+  ['delivered', 'Delivered'],
+  ['failed', 'Failed'],
+];
+
 /** `dialing_state` (src/campaign/dialing-state.ts and the engine's waits) → a sentence for an operator. */
 const STATES: Record<string, string> = {
   dialing: 'Dialing now.',

@@ -4,20 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
-import { CampaignStatus, SmsSubscriberStatus, smsCampaigns, smsMessages, smsSubscribers } from '../../db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { CampaignStatus, SmsSubscriberStatus, smsCampaigns } from '../../db/schema.ts';
 import { makeUser } from '../../../test/factories.ts';
 import { call, dbLabel, logCaughtUp, testApp } from '../../../test/helpers.ts';
-import { ScriptedSmsDriver, smsPass, smsScenario } from './sms.fixtures.ts';
+import { ScriptedSmsDriver, smsMessageRows, smsPass, smsScenario, smsSubscriberRows } from './sms.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 const { Pending, Fail, Complete } = SmsSubscriberStatus;
 
-const subscriberRows = (campaignId: number) =>
-  db.select().from(smsSubscribers).where(eq(smsSubscribers.sms_campaign_id, campaignId)).orderBy(asc(smsSubscribers.id));
-const messageRows = (campaignId: number) =>
-  db.select().from(smsMessages).where(eq(smsMessages.sms_campaign_id, campaignId)).orderBy(asc(smsMessages.id));
+const subscriberRows = (campaignId: number) => smsSubscriberRows(db, campaignId);
+const messageRows = (campaignId: number) => smsMessageRows(db, campaignId);
 
 /**
  * A campaign whose three subscribers ended FAIL (refused), COMPLETE with their message's delivery

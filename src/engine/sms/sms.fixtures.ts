@@ -5,9 +5,9 @@
  * with a ManualClock. Each scenario ends the SMS campaigns earlier ones left START, so that a
  * test's engine sees only its own campaign.
  */
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { CampaignStatus, smsCampaigns, smsGateways, smsSubscribers } from '../../db/schema.ts';
+import { CampaignStatus, smsCampaigns, smsGateways, smsMessages, smsSubscribers } from '../../db/schema.ts';
 import { type TestUser, makeEngine, makeSmsGateway, makeUser, unique } from '../../../test/factories.ts';
 import { ManualClock } from '../../clock.ts';
 import type { Engine } from '../engine.ts';
@@ -119,3 +119,11 @@ export async function smsPass(s: Pick<SmsScenario, 'engine' | 'events'>): Promis
   await s.events.flush();
   return r.messages;
 }
+
+/** A campaign's SMS subscribers, in id order. */
+export const smsSubscriberRows = (db: Db, campaignId: number) =>
+  db.select().from(smsSubscribers).where(eq(smsSubscribers.sms_campaign_id, campaignId)).orderBy(asc(smsSubscribers.id));
+
+/** A campaign's SMS messages, in id order. */
+export const smsMessageRows = (db: Db, campaignId: number) =>
+  db.select().from(smsMessages).where(eq(smsMessages.sms_campaign_id, campaignId)).orderBy(asc(smsMessages.id));

@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../db/database.ts';
-import { CampaignStatus, contacts, dncContacts, dncLists, smsCampaigns, smsMessages, smsSubscribers, users } from '../../db/schema.ts';
+import { CampaignStatus, contacts, dncContacts, dncLists, smsCampaigns, smsSubscribers, users } from '../../db/schema.ts';
 import { isDoNotCall } from '../../campaign/dnc.ts';
 import { makeEngine, makePhonebook, makeUser } from '../../../test/factories.ts';
 import { call, dbLabel, testApp } from '../../../test/helpers.ts';
 import { claimMessages } from './claim.ts';
-import { ScriptedSmsDriver, smsPass, smsScenario } from './sms.fixtures.ts';
+import { ScriptedSmsDriver, smsMessageRows, smsPass, smsScenario, smsSubscriberRows } from './sms.fixtures.ts';
 
 const t = await testApp();
 const db = t.database.db;
 
-const subscriberRows = (campaignId: number) =>
-  db.select().from(smsSubscribers).where(eq(smsSubscribers.sms_campaign_id, campaignId)).orderBy(asc(smsSubscribers.id));
-const messageRows = (campaignId: number) =>
-  db.select().from(smsMessages).where(eq(smsMessages.sms_campaign_id, campaignId)).orderBy(asc(smsMessages.id));
+const subscriberRows = (campaignId: number) => smsSubscriberRows(db, campaignId);
+const messageRows = (campaignId: number) => smsMessageRows(db, campaignId);
 const campaignRow = async (id: number) => (await db.select().from(smsCampaigns).where(eq(smsCampaigns.id, id)))[0];
 const balanceOf = async (id: number) => (await db.select({ b: users.balance }).from(users).where(eq(users.id, id)))[0].b;
 

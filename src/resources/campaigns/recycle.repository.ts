@@ -10,8 +10,13 @@ export interface RecycleFilter {
   lastAttemptBefore: string | null;
 }
 
+/** The filter's statuses as one int[] parameter. */
 const intList = (list: number[]) => sql`${`{${list.join(',')}}`}::int[]`;
+/** The filter's words (dispositions, message statuses: checked against fixed lists, no commas) as one text[] parameter. */
 const textList = (list: string[]) => sql`${`{${list.join(',')}}`}::text[]`;
+
+/** `last_attempt_before`, the same for both kinds. */
+const lastAttemptBefore = (f: RecycleFilter) => (f.lastAttemptBefore ? sql`and s.last_attempt < ${f.lastAttemptBefore}::timestamptz` : sql``);
 
 /** Runs the UPDATE … RETURNING 1 and answers how many rows it changed. */
 async function countUpdated(tx: Db, update: SQL): Promise<number> {
@@ -25,14 +30,13 @@ async function countUpdated(tx: Db, update: SQL): Promise<number> {
  */
 export function recycleSubscribers(tx: Db, campaignId: number, f: RecycleFilter): Promise<number> {
   const byDisposition = f.outcomes ? sql`and s.last_disposition = any(${textList(f.outcomes)})` : sql``;
-  const before = f.lastAttemptBefore ? sql`and s.last_attempt < ${f.lastAttemptBefore}::timestamptz` : sql``;
   return countUpdated(
     tx,
     sql`update subscribers s set status = ${SubscriberStatus.Pending}, count_attempt = 0, completion_attempt = 0, reason = '',
           updated_date = now(),
           -- "at once" is no later than when it was last due (engines may run on a test clock)
           next_attempt_at = greatest(least(s.next_attempt_at, now()), s.scheduled_at)
-        where s.campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byDisposition} ${before}
+        where s.campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byDisposition} ${lastAttemptBefore(f)}
         returning 1`,
   );
 }
@@ -46,13 +50,12 @@ export function recycleSmsSubscribers(tx: Db, campaignId: number, f: RecycleFilt
   const byMessage = f.outcomes
     ? sql`and (select m.status from sms_messages m where m.sms_subscriber_id = s.id order by m.id desc limit 1) = any(${textList(f.outcomes)})`
     : sql``;
-  const before = f.lastAttemptBefore ? sql`and s.last_attempt < ${f.lastAttemptBefore}::timestamptz` : sql``;
   return countUpdated(
     tx,
     sql`update sms_subscribers s set status = ${SmsSubscriberStatus.Pending}, count_attempt = 0, reason = '', updated_date = now(),
           -- at once: a failure leaves it due intervalretry later; no later than its last send (a test clock)
           next_attempt_at = least(s.next_attempt_at, s.last_attempt, now())
-        where s.sms_campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byMessage} ${before}
+        where s.sms_campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byMessage} ${lastAttemptBefore(f)}
         returning 1`,
   );
 }

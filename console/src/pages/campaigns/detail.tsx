@@ -2,6 +2,7 @@
 import { useParams } from 'react-router';
 import { useCallsLastMinute } from '../../api/queries.ts';
 import { CampaignStatus, type VoiceCampaign } from '../../api/types.ts';
+import { canStillRun } from '../../campaign-words.ts';
 import { CallFigures, ProgressBar, SubscriberCounts } from '../../components/campaign-progress.tsx';
 import { CampaignActions, CampaignEditPage, CampaignMissing, CampaignSchedule, CampaignTitle, useCampaignRecord } from '../../components/campaign-page.tsx';
 import { Loading } from '../../components/ui.tsx';
@@ -22,7 +23,7 @@ export function CampaignPage() {
   if (!campaign.data) return <CampaignMissing title="Campaign not found" error={campaign.error} back={{ to: '/campaigns', text: 'Back to the campaigns' }} />;
   const c = campaign.data;
   // Ended or aborted, it never dials again (the API refuses recycling then).
-  const canDial = c.status !== CampaignStatus.End && c.status !== CampaignStatus.Abort;
+  const canDial = canStillRun(c.status);
   return (
     <>
       <CampaignTitle campaign={c} back={BACK} />

@@ -10,7 +10,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, post, recordPath } from '../../api/client.ts';
-import { DISPOSITIONS, FINAL_SUBSCRIBER_STATUSES, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
+import { DISPOSITIONS, FINAL_SUBSCRIBER_STATUSES, MESSAGE_STATUSES, SUBSCRIBER_LABELS, SUBSCRIBER_STATUS } from '../../campaign-words.ts';
 import { CheckboxGroup, ErrorMessage, Field } from '../../components/ui.tsx';
 import { formatInteger, fromLocalInput } from '../../format.ts';
 
@@ -24,12 +24,8 @@ const SMS_STATUSES = [
   [7, LABEL.not_authorized],
   [3, LABEL.abort],
 ] as const;
-/** The statuses a sent message ends in (sms-message `status`). */
-const MESSAGE_STATUSES: [string, string][] = [
-  ['sent', 'Sent (no report)'],
-  ['delivered', 'Delivered'],
-  ['failed', 'Failed'],
-];
+/** The statuses a sent message ends in: every one but 'unsent'. */
+const ENDED_MESSAGE_STATUSES = MESSAGE_STATUSES.filter(([status]) => status !== 'unsent');
 
 /** What the form says and sends for each kind. */
 const KINDS = {
@@ -46,7 +42,7 @@ const KINDS = {
     title: 'Send again',
     intro: 'Subscribers that ended as chosen go back to pending, their attempts counted from zero, and are sent the text again while the campaign runs (each message is charged).',
     statuses: SMS_STATUSES,
-    outcome: { name: 'message_statuses', legend: 'Last message', options: MESSAGE_STATUSES },
+    outcome: { name: 'message_statuses', legend: 'Last message', options: ENDED_MESSAGE_STATUSES },
     before: 'Last sent before',
   },
 } as const;

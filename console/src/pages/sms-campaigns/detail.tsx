@@ -6,6 +6,7 @@ import { ProgressBar, SubscriberCounts } from '../../components/campaign-progres
 import { CampaignActions, CampaignEditPage, CampaignMissing, CampaignSchedule, CampaignTitle, useCampaignRecord } from '../../components/campaign-page.tsx';
 import { Loading } from '../../components/ui.tsx';
 import { RecycleSubscribers } from '../campaigns/recycle.tsx';
+import { canStillRun } from '../../campaign-words.ts';
 import { SmsCampaignForm } from './form.tsx';
 import { SmsMessages } from './messages.tsx';
 import { DeliveryRates } from './rates.tsx';
@@ -40,7 +41,7 @@ export function SmsCampaignPage() {
         <CampaignSchedule campaign={c} />
         <blockquote className="sms-text">{c.text_message}</blockquote>
       </section>
-      {s !== CampaignStatus.End && s !== CampaignStatus.Abort && <RecycleSubscribers campaignId={c.id} kind="sms" />}
+      {canStillRun(s) && <RecycleSubscribers campaignId={c.id} kind="sms" />}
       <SmsMessages campaignId={c.id} />
     </>
   );

@@ -5,15 +5,10 @@ import type { SmsMessage } from '../../api/admin-types.ts';
 import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
 import { AnyOf, Field, Time } from '../../components/ui.tsx';
 import { formatInteger, formatMoney } from '../../format.ts';
+import { MESSAGE_STATUSES } from '../../campaign-words.ts';
 
 const PAGE_SIZE = 25;
-const STATUSES: [string, string][] = [
-  ['unsent', 'Being handed to the gateway'],
-  ['sent', 'Sent (no report yet)'],
-  ['delivered', 'Delivered'],
-  ['failed', 'Failed'],
-];
-const STATUS_WORDS = Object.fromEntries(STATUSES.map(([k, v]) => [k, k === 'sent' ? 'Sent' : k === 'unsent' ? 'Sending' : v]));
+const STATUS_WORDS = Object.fromEntries(MESSAGE_STATUSES.map(([k, v]) => [k, k === 'sent' ? 'Sent' : k === 'unsent' ? 'Sending' : v]));
 
 export function SmsMessages({ campaignId }: { campaignId: number }) {
   const [draft, setDraft] = useState({ status: '', recipient_number: '' });
@@ -33,7 +28,7 @@ export function SmsMessages({ campaignId }: { campaignId: number }) {
     <section aria-labelledby="messages-title">
       <h2 id="messages-title">Messages</h2>
       <form className="filters" onSubmit={apply} aria-label="Filter the messages">
-        <AnyOf label="Status" value={draft.status} options={STATUSES} onChange={(status) => setDraft({ ...draft, status })} />
+        <AnyOf label="Status" value={draft.status} options={MESSAGE_STATUSES} onChange={(status) => setDraft({ ...draft, status })} />
         <Field label="Recipient">
           {(p) => <input {...p} type="search" value={draft.recipient_number} onChange={(e) => setDraft({ ...draft, recipient_number: e.target.value })} />}
         </Field>

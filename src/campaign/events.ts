@@ -18,6 +18,7 @@ import { events } from '../db/schema.ts';
 import type { CampaignKind } from './kinds.ts';
 
 import { EventType, type EventTypeName, eventTypes } from './event-types.ts';
+import { json } from '../db/sql.ts';
 
 export { EventType, type EventTypeName, eventTypes };
 const typeNamed = new Map(eventTypes.map((type) => [type, type]));
@@ -112,7 +113,7 @@ export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   const rows = list.map((e) => ({ type: e.type, user_id: e.userId, campaign_id: e.campaignId ?? null, data: e.data }));
   await db.execute(
     insertEventsSql(sql`select v.type, v.user_id, v.campaign_id, v.data
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(type text, user_id int, campaign_id int, data json)`),
+      from jsonb_to_recordset(${json(rows)}) as v(type text, user_id int, campaign_id int, data json)`),
   );
 }
 

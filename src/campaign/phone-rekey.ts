@@ -18,6 +18,7 @@ import { type Db, queryRows } from '../db/database.ts';
 import { phoneKey } from '../http/phone.ts';
 import { SubscriberStatus } from '../db/schema.ts';
 import { zoneOfNumber } from './timezone.ts';
+import { json } from '../db/sql.ts';
 
 interface KeyedTable {
   table: string;
@@ -62,7 +63,7 @@ async function writeKeys(db: Db, t: KeyedTable, updates: KeyUpdate[], timeZone: 
   if (!t.zoned) {
     await db.execute(
       sql`update ${id(t.table)} r set phone_key = v.key
-          from jsonb_to_recordset(${JSON.stringify(updates.map(({ id, key }) => ({ id, key })))}::jsonb) as v(id bigint, key text)
+          from jsonb_to_recordset(${json(updates.map(({ id, key }) => ({ id, key })))}) as v(id bigint, key text)
           where r.id = v.id`,
     );
     return 0;
@@ -80,7 +81,7 @@ async function writeKeys(db: Db, t: KeyedTable, updates: KeyUpdate[], timeZone: 
           tz_code = case when ${rezone} then x.tz else r.tz_code end,
           gmt_offset = case when ${rezone} then x.off else r.gmt_offset end
         from (select v.*, o.tz_code as old_tz
-              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id bigint, key text, was text, tz text, off numeric)
+              from jsonb_to_recordset(${json(rows)}) as v(id bigint, key text, was text, tz text, off numeric)
               join ${id(t.table)} o on o.id = v.id) x
         where r.id = x.id
         returning r.tz_code is distinct from x.old_tz as rezoned`,

@@ -7,10 +7,8 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { CampaignStatus } from '../db/schema.ts';
+import { intArray } from '../db/sql.ts';
 import { type CampaignKind, campaignKinds } from './kinds.ts';
-
-/** One SQL parameter holding a list of ids. */
-const idArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 /** The phonebook ids of each campaign, in id order. */
 export async function linkedPhonebooks(db: Db, kind: CampaignKind, campaignIds: number[]): Promise<Map<number, number[]>> {
@@ -20,7 +18,7 @@ export async function linkedPhonebooks(db: Db, kind: CampaignKind, campaignIds: 
   const rows = await queryRows<{ campaign: number; phonebook: number }>(
     db,
     sql`select ${t.campaignColumn} as campaign, phonebook_id as phonebook from ${t.phonebooks}
-        where ${t.campaignColumn} = any(${idArray(campaignIds)}) order by phonebook_id`,
+        where ${t.campaignColumn} = any(${intArray(campaignIds)}) order by phonebook_id`,
   );
   for (const row of rows) out.get(Number(row.campaign))?.push(Number(row.phonebook));
   return out;
@@ -33,7 +31,7 @@ export async function linkPhonebooks(db: Db, kind: CampaignKind, campaignId: num
   const rows = await queryRows<{ id: number }>(
     db,
     sql`insert into ${t.phonebooks} (${t.campaignColumn}, phonebook_id)
-        select ${campaignId}, p from unnest(${idArray(phonebookIds)}) as p
+        select ${campaignId}, p from unnest(${intArray(phonebookIds)}) as p
         on conflict do nothing returning phonebook_id as id`,
   );
   return rows.map((r) => Number(r.id));
@@ -43,7 +41,7 @@ export async function linkPhonebooks(db: Db, kind: CampaignKind, campaignId: num
 export async function setLinkedPhonebooks(db: Db, kind: CampaignKind, campaignId: number, phonebookIds: number[]): Promise<number[]> {
   const t = kind.tables;
   await db.execute(
-    sql`delete from ${t.phonebooks} where ${t.campaignColumn} = ${campaignId} and not (phonebook_id = any(${idArray(phonebookIds)}))`,
+    sql`delete from ${t.phonebooks} where ${t.campaignColumn} = ${campaignId} and not (phonebook_id = any(${intArray(phonebookIds)}))`,
   );
   return linkPhonebooks(db, kind, campaignId, phonebookIds);
 }

@@ -27,6 +27,7 @@ import { appendEvents, EventType, smsMessageEventsSql } from './events.ts';
 import { type Db, queryRows } from '../db/database.ts';
 import { nationalFormsOf, normalizePhone, phoneKey } from '../http/phone.ts';
 import type { DeliveryReport, InboundMessage, SmsEvents } from '../drivers/sms/driver.ts';
+import { json } from '../db/sql.ts';
 
 export const OPT_OUT_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
 export const OPT_OUT_LIST_NAME = 'SMS opt-out';
@@ -104,7 +105,7 @@ async function applyReports(db: Db, batch: QueuedReport[]): Promise<Set<string>>
     error: r.status === 'failed' ? (r.error ?? 'delivery failed').slice(0, 200) : '',
   }));
   const reports = (list: typeof rows) =>
-    sql`select * from jsonb_to_recordset(${JSON.stringify(list)}::jsonb) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)`;
+    sql`select * from jsonb_to_recordset(${json(list)}) as r(g int, mid bigint, gid text, status text, at timestamptz, error text)`;
   const byId = rows.filter((r) => r.mid !== null);
   const byGatewayId = rows.filter((r) => r.mid === null && r.gid !== '');
   if (byId.length) {

@@ -27,6 +27,7 @@ import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
+import { json } from '../db/sql.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_MS = 24 * 3600_000;
@@ -282,7 +283,7 @@ export class WebhookDispatcher {
           tx,
           sql`insert into webhook_deliveries (webhook_id, event_id, event_ids, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
               select ${hook.id}, r.e, r.ids::bigint[], ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
-              from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(e bigint, ids text, s int, l int, x text)
+              from jsonb_to_recordset(${json(rows)}) as r(e bigint, ids text, s int, l int, x text)
               on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = webhook_deliveries.attempts + 1,
                 event_ids = excluded.event_ids, response_status = excluded.response_status, latency_ms = excluded.latency_ms,
                 response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`,

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { AlarmStatus, AmdBehavior, calendarSettings, CampaignStatus, campaigns, SubscriberStatus } from '../../db/schema.ts';
 import { loadFlow } from '../../campaign/survey-flow.ts';
-import { idArray, json } from '../store/sql.ts';
+import { idArray, json } from '../../db/sql.ts';
 
 /** A due alarm with what firing it needs: its event and its calendar setting. */
 export interface DueAlarm {

@@ -1,7 +1,7 @@
 /** The survey answers of finished calls (outcome.ts), one statement per batch. */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
-import { json } from './sql.ts';
+import { json } from '../../db/sql.ts';
 
 /** One answer: the section it came from (its frozen id), its order, question and response. */
 export interface ResultRow {

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { json } from './sql.ts';
+import { json } from '../../db/sql.ts';
 
 /** A number of the group that may be used now, with its calls today and its group's cap. */
 export interface UsableCallerId {

@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CallRequestStatus } from '../../db/schema.ts';
-import { json } from './sql.ts';
+import { json } from '../../db/sql.ts';
 
 /** CALLING callrequests on `gatewayId`: all of them, and `campaignId`'s (reads callrequests_in_flight_idx). */
 export async function callingLines(tx: Db, campaignId: number, gatewayId: number): Promise<{ campaign: number; gateway: number }> {
@@ -42,7 +42,7 @@ export function insertCallingCallrequests(
     sql`insert into callrequests (campaign_id, subscriber_id, status, call_uuid, phone_number, phone_key, callerid, callerid_id, gateway_id, attempt, engine_id, call_time)
         select ${at.campaignId}, v.subscriber_id, ${CallRequestStatus.Calling}, v.call_uuid, v.phone_number, v.phone_key, v.callerid, v.callerid_id, ${at.gatewayId}, v.attempt,
           ${at.engineId}, ${at.now}::timestamptz
-        from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(subscriber_id bigint, call_uuid text, phone_number text, phone_key text, callerid text, callerid_id int, attempt int)
+        from jsonb_to_recordset(${json(values)}) as v(subscriber_id bigint, call_uuid text, phone_number text, phone_key text, callerid text, callerid_id int, attempt int)
         returning id, call_uuid`,
   );
 }

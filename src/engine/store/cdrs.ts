@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import { LegType } from '../../db/schema.ts';
 import { balanceLowEventsSql, insertEventsSql } from '../../campaign/events.ts';
-import { json } from './sql.ts';
+import { json } from '../../db/sql.ts';
 
 /** One CDR leg, as the set-based insert reads it (jsonb_to_recordset). */
 export interface LegRow {

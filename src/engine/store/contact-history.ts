@@ -10,7 +10,7 @@ import { type Db, queryRows } from '../../db/database.ts';
 import { AmdStatus, CallRequestStatus, LegType } from '../../db/schema.ts';
 import type { CallingHours, ContactCaps } from '../../campaign/contact-policy.ts';
 import { subscriberLocalSql } from '../../campaign/window.ts';
-import { idArray } from './sql.ts';
+import { idArray } from '../../db/sql.ts';
 
 /**
  * THE one place where a callrequest's number is matched to a subscriber's (`key`, an expression

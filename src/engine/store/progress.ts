@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, LegType, SmsMessageStatus } from '../../db/schema.ts';
-import { intIdArray } from './sql.ts';
+import { intArray } from '../../db/sql.ts';
 
 export type ActivityKind = 'voice' | 'sms';
 
@@ -79,13 +79,13 @@ export function progressSince(db: Db, kind: ActivityKind, after: number): Promis
 
 /** Per campaign in `ids`: its whole activity, for the end line. */
 export function campaignTotals(db: Db, kind: ActivityKind, ids: number[]): Promise<TotalsRow[]> {
-  return queryRows<TotalsRow>(db, kinds[kind].totals(intIdArray(ids)));
+  return queryRows<TotalsRow>(db, kinds[kind].totals(intArray(ids)));
 }
 
 /** The campaigns `ids` (those still there): status, and engine_state (why an engine ended them). */
 export function campaignStates(db: Db, kind: ActivityKind, ids: number[]): Promise<{ id: number; name: string; status: number; engine_state: string | null }[]> {
   return queryRows<{ id: number; name: string; status: number; engine_state: string | null }>(
     db,
-    sql`select id, name, status, engine_state from ${kinds[kind].campaigns} where id = any(${intIdArray(ids)})`,
+    sql`select id, name, status, engine_state from ${kinds[kind].campaigns} where id = any(${intArray(ids)})`,
   );
 }

@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { idArray, json } from './sql.ts';
+import { idArray, json } from '../../db/sql.ts';
 
 /** A recording to insert: `file` under DATA_DIR; `created` is the call's end. */
 export interface NewRecording {

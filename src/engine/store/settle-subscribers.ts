@@ -17,7 +17,7 @@ import { CampaignStatus, SubscriberStatus } from '../../db/schema.ts';
 import { subscriberFinalEventsSql } from '../../campaign/events.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
 import type { RetryCause } from '../../campaign/retry-rules.ts';
-import { json } from './sql.ts';
+import { json } from '../../db/sql.ts';
 
 /** A subscriber after its call, as settleSubscribers reads it. */
 export interface SettledSubscriber {

@@ -9,6 +9,7 @@ import { balanceLowEventsSql, smsMessageEventsSql } from '../../campaign/events.
 import { finalColumns, finalEvents } from './sms-subscribers.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
+import { json } from '../../db/sql.ts';
 
 const S = SmsSubscriberStatus;
 
@@ -35,7 +36,7 @@ export function insertCampaignMessages(
           content, parts, cost, attempt, engine_id)
         select ${c.id}, s.id, ${c.user_id}, ${at.gatewayId}, s.duplicate_contact, ${c.callerid}, p.content, p.parts,
           round(u.sms_rate * p.parts, 5), s.count_attempt + 1, ${at.engineId}
-        from jsonb_to_recordset(${JSON.stringify(planned)}::jsonb) as p(sub_id bigint, content text, parts int)
+        from jsonb_to_recordset(${json(planned)}) as p(sub_id bigint, content text, parts int)
         join sms_subscribers s on s.id = p.sub_id join users u on u.id = ${c.user_id}
         returning id, sms_subscriber_id as sub`,
   );
@@ -71,7 +72,7 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
   const [row] = await queryRows<{ n: number }>(
     db,
     sql`with r as (
-          select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id bigint, ok boolean, gid text, error text, retry boolean)
+          select * from jsonb_to_recordset(${json(rows)}) as r(id bigint, ok boolean, gid text, error text, retry boolean)
         ), locked as (
           -- Each message as it is now (locked: a delivery report may have moved it since this
           -- statement began). Only one still 'unsent' changes status here, so only such a one

@@ -11,7 +11,7 @@ import { CallRequestStatus, CampaignStatus, SubscriberStatus, subscribers } from
 import { doNotCallSql } from '../../campaign/dnc.ts';
 import { subscriberFinalEventsSql } from '../../campaign/events.ts';
 import { voiceKind } from '../../campaign/kinds.ts';
-import { idArray } from './sql.ts';
+import { idArray } from '../../db/sql.ts';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
+import { json } from '../../db/sql.ts';
 
 /** Locks the phonebook so that two bulk adds to it check and insert one after the other. */
 export async function lockPhonebook(db: Db, phonebookId: number): Promise<void> {
@@ -15,7 +16,7 @@ export async function firstKeyInPhonebook(db: Db, phonebookId: number, keys: str
   const [row] = await queryRows<{ i: number }>(
     db,
     sql`select (n.i - 1)::int as i
-        from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) with ordinality as n(key, i)
+        from jsonb_array_elements_text(${json(keys)}) with ordinality as n(key, i)
         where exists (select 1 from contacts c where c.phonebook_id = ${phonebookId} and c.phone_key = n.key)
         order by n.i limit 1`,
   );
@@ -29,7 +30,7 @@ export async function insertNumbers(db: Db, phonebookId: number, numbers: { cont
     sql`with ins as (
           insert into contacts (phonebook_id, contact, phone_key)
           select ${phonebookId}, n.contact, n.key
-          from jsonb_to_recordset(${JSON.stringify(numbers.map((n, i) => ({ ...n, i })))}::jsonb) as n(contact text, key text, i int)
+          from jsonb_to_recordset(${json(numbers.map((n, i) => ({ ...n, i })))}) as n(contact text, key text, i int)
           order by n.i
           returning 1
         )

@@ -2,6 +2,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { SmsSubscriberStatus, SubscriberStatus } from '../../db/schema.ts';
+import { intArray } from '../../db/sql.ts';
 
 export interface RecycleFilter {
   statuses: number[];
@@ -10,8 +11,6 @@ export interface RecycleFilter {
   lastAttemptBefore: string | null;
 }
 
-/** The filter's statuses as one int[] parameter. */
-const intList = (list: number[]) => sql`${`{${list.join(',')}}`}::int[]`;
 /** The filter's words (dispositions, message statuses: checked against fixed lists, no commas) as one text[] parameter. */
 const textList = (list: string[]) => sql`${`{${list.join(',')}}`}::text[]`;
 
@@ -36,7 +35,7 @@ export function recycleSubscribers(tx: Db, campaignId: number, f: RecycleFilter)
           updated_date = now(),
           -- "at once" is no later than when it was last due (engines may run on a test clock)
           next_attempt_at = greatest(least(s.next_attempt_at, now()), s.scheduled_at)
-        where s.campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byDisposition} ${lastAttemptBefore(f)}
+        where s.campaign_id = ${campaignId} and s.status = any(${intArray(f.statuses)}) ${byDisposition} ${lastAttemptBefore(f)}
         returning 1`,
   );
 }
@@ -55,7 +54,7 @@ export function recycleSmsSubscribers(tx: Db, campaignId: number, f: RecycleFilt
     sql`update sms_subscribers s set status = ${SmsSubscriberStatus.Pending}, count_attempt = 0, reason = '', updated_date = now(),
           -- at once: a failure leaves it due intervalretry later; no later than its last send (a test clock)
           next_attempt_at = least(s.next_attempt_at, s.last_attempt, now())
-        where s.sms_campaign_id = ${campaignId} and s.status = any(${intList(f.statuses)}) ${byMessage} ${lastAttemptBefore(f)}
+        where s.sms_campaign_id = ${campaignId} and s.status = any(${intArray(f.statuses)}) ${byMessage} ${lastAttemptBefore(f)}
         returning 1`,
   );
 }

@@ -3,6 +3,7 @@ import { type Db, queryRows } from '../../db/database.ts';
 import { campaigns, cdrs } from '../../db/schema.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedThrough } from '../../http/scope.ts';
+import { idArray } from '../../db/sql.ts';
 
 export type CdrRow = typeof cdrs.$inferSelect;
 
@@ -35,7 +36,7 @@ export async function recordingOfCalls(db: Db, callrequestIds: number[]): Promis
   const rows = await queryRows<{ callrequest_id: number; id: number }>(
     db,
     sql`select distinct on (callrequest_id) callrequest_id, id from recordings
-        where callrequest_id = any(${`{${callrequestIds.join(',')}}`}::bigint[])
+        where callrequest_id = any(${idArray(callrequestIds)})
         order by callrequest_id, (kind = 'call') desc, id`,
   );
   return new Map(rows.map((r) => [Number(r.callrequest_id), Number(r.id)]));

@@ -8,8 +8,23 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { startPrivatePostgres } from './private-postgres.ts';
 
-export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/**
+ * The PostgreSQL the benchmarks make their databases in: BENCH_PG_URL (default the machine's
+ * service on 127.0.0.1:5432), or with BENCH_PG=private a cluster of their own, sized for their
+ * rates (bench/private-postgres.ts), started on first use and printed once.
+ */
+let adminUrl: Promise<string> | undefined;
+export function pgAdminUrl(): Promise<string> {
+  adminUrl ??= (async () => {
+    if (process.env.BENCH_PG !== 'private') return process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const cluster = startPrivatePostgres(await freePort());
+    console.log(`PostgreSQL: a private cluster (BENCH_PG=private) at ${cluster.adminUrl}: ${cluster.settings}`);
+    return cluster.adminUrl;
+  })();
+  return adminUrl;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -25,17 +40,18 @@ export async function freePort(): Promise<number> {
 /** A fresh PostgreSQL database; returns its URL and a function that drops it. */
 export async function benchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `cd_bench_${label}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  const adminUrl = await pgAdminUrl();
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(PG_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();

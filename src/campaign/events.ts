@@ -15,10 +15,10 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { events } from '../db/schema.ts';
+import { json } from '../db/sql.ts';
 import type { CampaignKind } from './kinds.ts';
 
 import { EventType, type EventTypeName, eventTypes } from './event-types.ts';
-import { json } from '../db/sql.ts';
 
 export { EventType, type EventTypeName, eventTypes };
 const typeNamed = new Map(eventTypes.map((type) => [type, type]));
@@ -449,21 +449,21 @@ class Rendering {
 
   /** Each row as a Server-Sent Events message: its id and type, then its JSON with `base` in its links. */
   private stream(base: string): RenderedForm {
-    const json = this.form('array', base);
-    const rows = json.starts.length - 1;
+    const array = this.form('array', base);
+    const rows = array.starts.length - 1;
     // Ids and types are ASCII: a head's length in characters is its length in bytes.
     const heads = this.types.map((type, i) => {
-      const at = json.starts[i] + ID_AT;
-      return `id: ${json.bytes.toString('latin1', at, json.bytes.indexOf(QUOTE, at))}\nevent: ${type}\ndata: `;
+      const at = array.starts[i] + ID_AT;
+      return `id: ${array.bytes.toString('latin1', at, array.bytes.indexOf(QUOTE, at))}\nevent: ${type}\ndata: `;
     });
-    const length = heads.reduce((n, head) => n + head.length, 0) + json.bytes.length + rows; // a comma out, "\n\n" in
+    const length = heads.reduce((n, head) => n + head.length, 0) + array.bytes.length + rows; // a comma out, "\n\n" in
     const out = Buffer.allocUnsafeSlow(length);
     const starts = new Int32Array(rows + 1);
     let to = 0;
     for (let i = 0; i < rows; i++) {
       starts[i] = to;
       to += out.write(heads[i], to, 'latin1');
-      to += put(out, to, json.bytes, json.starts[i], json.starts[i + 1] - 1);
+      to += put(out, to, array.bytes, array.starts[i], array.starts[i + 1] - 1);
       out[to++] = NEWLINE;
       out[to++] = NEWLINE;
     }

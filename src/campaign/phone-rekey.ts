@@ -17,8 +17,8 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../db/database.ts';
 import { phoneKey } from '../http/phone.ts';
 import { SubscriberStatus } from '../db/schema.ts';
-import { zoneOfNumber } from './timezone.ts';
 import { json } from '../db/sql.ts';
+import { zoneOfNumber } from './timezone.ts';
 
 interface KeyedTable {
   table: string;

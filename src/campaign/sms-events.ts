@@ -25,9 +25,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { appendEvents, EventType, smsMessageEventsSql } from './events.ts';
 import { type Db, queryRows } from '../db/database.ts';
+import { json } from '../db/sql.ts';
 import { nationalFormsOf, normalizePhone, phoneKey } from '../http/phone.ts';
 import type { DeliveryReport, InboundMessage, SmsEvents } from '../drivers/sms/driver.ts';
-import { json } from '../db/sql.ts';
 
 export const OPT_OUT_WORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;
 export const OPT_OUT_LIST_NAME = 'SMS opt-out';

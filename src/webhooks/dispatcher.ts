@@ -22,12 +22,12 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
+import { json } from '../db/sql.ts';
 import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
 import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
-import { json } from '../db/sql.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_MS = 24 * 3600_000;

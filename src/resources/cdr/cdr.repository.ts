@@ -1,9 +1,9 @@
 import { and, asc, eq, gt, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { campaigns, cdrs } from '../../db/schema.ts';
+import { idArray } from '../../db/sql.ts';
 import type { AuthUser } from '../../http/auth.ts';
 import { ownedThrough } from '../../http/scope.ts';
-import { idArray } from '../../db/sql.ts';
 
 export type CdrRow = typeof cdrs.$inferSelect;
 

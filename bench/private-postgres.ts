@@ -49,11 +49,13 @@ function settingsOf(env: string | undefined): Record<string, string> {
   return out;
 }
 
-/** Runs a PostgreSQL program, as the postgres user when we are root (initdb refuses root). */
+/** A PostgreSQL program's command line, as the postgres user when we are root (initdb refuses root). */
+function command(bin: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+}
+
 function run(bin: string, args: string[]): void {
-  const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8' });
+  const r = spawnSync(...command(bin, args), { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${path.basename(bin)} failed (${r.status}): ${r.stderr || r.stdout}`);
 }
 
@@ -65,18 +67,12 @@ export function startPrivatePostgres(port: number): PrivatePostgres {
   const data = path.join(dir, 'data');
   run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const settings = settingsOf(process.env.BENCH_PG_SETTINGS);
-  const conf = { ...settings, listen_addresses: "'127.0.0.1'", port: String(port), unix_socket_directories: `'${dir}'` };
-  fs.appendFileSync(
-    path.join(data, 'postgresql.conf'),
-    `\n# bench/private-postgres.ts\n${Object.entries(conf)
-      .map(([k, v]) => `${k} = ${/^'/.test(v) ? v : `'${v}'`}`)
-      .join('\n')}\n`,
-  );
+  const conf = { ...settings, listen_addresses: '127.0.0.1', port: String(port), unix_socket_directories: dir };
+  const lines = Object.entries(conf).map(([k, v]) => `${k} = '${v}'`);
+  fs.appendFileSync(path.join(data, 'postgresql.conf'), `\n# bench/private-postgres.ts\n${lines.join('\n')}\n`);
   run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-w', 'start']);
   process.on('exit', () => {
-    const asRoot = process.getuid?.() === 0;
-    const stop = [path.join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'];
-    spawnSync(asRoot ? 'runuser' : stop[0], asRoot ? ['-u', 'postgres', '--', ...stop] : stop.slice(1));
+    spawnSync(...command(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']));
     fs.rmSync(dir, { recursive: true, force: true });
   });
   // Ctrl-C or a kill: exit, so that the handler above stops the cluster.

@@ -2,11 +2,11 @@
 import { useParams } from 'react-router';
 import type { SmsCampaignRecord } from '../../api/admin-types.ts';
 import { CampaignStatus } from '../../api/types.ts';
+import { canStillRun } from '../../campaign-words.ts';
 import { ProgressBar, SubscriberCounts } from '../../components/campaign-progress.tsx';
 import { CampaignActions, CampaignEditPage, CampaignMissing, CampaignSchedule, CampaignTitle, useCampaignRecord } from '../../components/campaign-page.tsx';
 import { Loading } from '../../components/ui.tsx';
 import { RecycleSubscribers } from '../campaigns/recycle.tsx';
-import { canStillRun } from '../../campaign-words.ts';
 import { SmsCampaignForm } from './form.tsx';
 import { SmsMessages } from './messages.tsx';
 import { DeliveryRates } from './rates.tsx';

@@ -4,11 +4,12 @@ import { listPath } from '../../api/client.ts';
 import type { SmsMessage } from '../../api/admin-types.ts';
 import { PagedResults, ResultsTable, usePagedQuery } from '../../components/paged-list.tsx';
 import { AnyOf, Field, Time } from '../../components/ui.tsx';
-import { formatInteger, formatMoney } from '../../format.ts';
 import { MESSAGE_STATUSES } from '../../campaign-words.ts';
+import { formatInteger, formatMoney } from '../../format.ts';
 
 const PAGE_SIZE = 25;
-const STATUS_WORDS = Object.fromEntries(MESSAGE_STATUSES.map(([k, v]) => [k, k === 'sent' ? 'Sent' : k === 'unsent' ? 'Sending' : v]));
+/** A message's status in the table: the filter's words, shorter where they are long. */
+const STATUS_WORDS: Record<string, string> = { ...Object.fromEntries(MESSAGE_STATUSES), unsent: 'Sending', sent: 'Sent' };
 
 export function SmsMessages({ campaignId }: { campaignId: number }) {
   const [draft, setDraft] = useState({ status: '', recipient_number: '' });

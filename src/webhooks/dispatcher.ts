@@ -23,7 +23,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
 import { json } from '../db/sql.ts';
-import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent } from '../campaign/events.ts';
+import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent, type StoredEventRow } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { SpacedWake } from '../campaign/wake-spacing.ts';
 import { postGuarded } from '../http/outbound.ts';
@@ -321,7 +321,7 @@ export class WebhookDispatcher {
 
   /** The webhook's deliveries waiting for a retry or asked again, oldest first (up to `limit`), each with its events in order. */
   private async waiting(webhookId: number, limit: number): Promise<WaitingDelivery[]> {
-    const rows = await queryRows<EventRow & { delivery_id: number; attempts: number; due: boolean }>(
+    const rows = await queryRows<StoredEventRow & { delivery_id: number; attempts: number; due: boolean }>(
       this.db,
       sql`select d.id as delivery_id, d.attempts, d.next_attempt <= now() as due,
                  e.id, e.txid, e.type, e.user_id, e.campaign_id, e.data::text as data, e.created
@@ -339,7 +339,7 @@ export class WebhookDispatcher {
       if (out.at(-1)?.id !== id) out.push({ id, attempts: Number(r.attempts), due: r.due === true || (r.due as unknown) === 't', events: [] });
       (out.at(-1) as WaitingDelivery).events.push(eventRowOf(r));
     }
-    renderRows(rows); // typed in place above: the deliveries' own rows
+    renderRows(out.flatMap((delivery) => delivery.events)); // rendered together, as a window of the log is
     return out;
   }
 

@@ -357,24 +357,23 @@ function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: n
 export function renderRows(rows: readonly EventRow[]): void {
   const todo = rows.filter((row) => row.rendering === undefined);
   if (todo.length === 0) return;
-  // The rows of one transaction share its time (now()): a run of them rewrites it once.
+  // Each row's head (ASCII) and its stored JSON are written straight into one buffer: no string
+  // of the whole window is made. The rows of one transaction share its time (now()): a run of
+  // them rewrites it once.
   let created = '';
   let iso = '';
-  const texts = todo.map((row) => {
-    if (row.created !== created) iso = isoTime((created = row.created));
-    return `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${iso}","data":${row.data}}`;
-  });
-  const text = texts.join('');
+  const heads = new Array<string>(todo.length);
   const starts = new Int32Array(todo.length + 1);
-  let bytes: Buffer;
-  if (Buffer.byteLength(text) === text.length) {
-    // All ASCII (most windows): a character is a byte, and the window is encoded in one go.
-    for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + texts[i].length;
-    bytes = Buffer.from(text, 'latin1');
-  } else {
-    for (let i = 0; i < texts.length; i++) starts[i + 1] = starts[i] + Buffer.byteLength(texts[i]);
-    bytes = Buffer.allocUnsafeSlow(starts[texts.length]);
-    texts.forEach((t, i) => bytes.write(t, starts[i]));
+  for (let i = 0; i < todo.length; i++) {
+    const row = todo[i];
+    if (row.created !== created) iso = isoTime((created = row.created));
+    heads[i] = `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${iso}","data":`;
+    starts[i + 1] = starts[i] + heads[i].length + Buffer.byteLength(row.data) + 1;
+  }
+  const bytes = Buffer.allocUnsafeSlow(starts[todo.length]);
+  for (let i = 0; i < todo.length; i++) {
+    const at = starts[i] + bytes.write(heads[i], starts[i], 'latin1');
+    bytes[at + bytes.write(todo[i].data, at, 'utf8')] = CLOSE_BRACE;
   }
   const cuts = linkCuts(bytes);
   // Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]): no link spans two rows.
@@ -508,6 +507,7 @@ const ID_AT = 7;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
+const CLOSE_BRACE = 125;
 const NEWLINE = 10;
 const LINK = Buffer.from('"/rest-api/');
 const QUOTE = 34;

@@ -18,12 +18,12 @@
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { readLog, eventArray, eventMessages, START, type EventRow } from '../src/campaign/events.ts';
+import { eventArray, eventMessages, readLog, START } from '../src/campaign/events.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { sign } from '../src/webhooks/signature.ts';
-import { sql } from 'drizzle-orm';
 import { benchDatabase, fmt } from './support.ts';
 
 const count = Number(process.env.BENCH_FLOOR_EVENTS ?? 400_000);
@@ -53,7 +53,9 @@ async function main(): Promise<void> {
   const raw = new pg.Client({ connectionString: target.url, types: { getTypeParser: () => (value: string) => value } });
   try {
     await migrate(database);
-    // The engine's shapes (subscriberFinalEventsSql; the CDR writer's call.completed), links as paths.
+    // The payloads of subscriberFinalEventsSql and insertBilledLegs (links as paths), written out
+    // here rather than through them: those write one transaction's events from subscribers and
+    // CDRs, and these rows need the engine's transactions (500 events each) without a campaign.
     await queryRows(
       database.db,
       sql`insert into events (txid, type, user_id, campaign_id, data, created)
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
           bytes += body.length;
           bodies.push(body);
         }
-        eventMessages(read.events as EventRow[], BASE);
+        eventMessages(read.events, BASE);
         after = read.end;
         more = read.full;
       }

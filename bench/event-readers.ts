@@ -10,10 +10,11 @@
  * webhook), { secret } once the webhook is made, { stream: { url, auth, count } }
  * to open `count` streams (their report is the slowest's), { endStream: true }, { report: true }
  * to get what each reader got (Report), { close: true }.
- * It sends { url } (the receiver's) when ready, and { report } when asked.
+ * It sends { url, sink } (the receiver's URL; the port of a sink that only reads what is written
+ * to it, for BENCH_READERS=floor) when ready, and { report } when asked.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from '../src/campaign/events.ts';
 import { verify } from '../src/webhooks/signature.ts';
 
@@ -273,11 +274,17 @@ process.on('message', (message: Message) => {
   if (message.close) {
     closeStreams();
     receiver.close();
+    sink.close();
     process.disconnect();
   }
 });
 
+/** The floor reader's (bench/floor-reader.ts) other end: reads every byte, looks at none. */
+const sink = net.createServer((socket) => socket.resume());
+
 receiver.listen(0, '127.0.0.1', () => {
   const { port } = receiver.address() as AddressInfo;
-  process.send?.({ url: `http://127.0.0.1:${port}/hook` });
+  sink.listen(0, '127.0.0.1', () => {
+    process.send?.({ url: `http://127.0.0.1:${port}/hook`, sink: (sink.address() as AddressInfo).port });
+  });
 });

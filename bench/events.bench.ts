@@ -17,7 +17,8 @@
  * so each starts from the same state. Prints each run's CPU seconds by process, and the WAL it
  * wrote with the checkpoints in it. BENCH_BATCH_SIZE (default 100) is the webhook's
  * batch_size, BENCH_ORDERED=true makes it ordered, BENCH_READERS=webhook or stream attaches one
- * (none: neither), BENCH_STREAMS (default 1) opens that many streams, BENCH_BURN=<cores> spins
+ * (none: neither; floor: neither, and bench/floor-reader.ts reads the log instead, the least any
+ * deliverer does: a yardstick, see there), BENCH_STREAMS (default 1) opens that many streams, BENCH_BURN=<cores> spins
  * that much CPU beside the engine during each read run (a yardstick: see below).
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below those with the log off (the mean of the rounds).
@@ -27,6 +28,7 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
+import type { FloorReport } from './floor-reader.ts';
 import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
 import { backends, cli, cpuSplit, fmt, profiled, startServer, startWorker } from './support.ts';
 
@@ -41,6 +43,8 @@ const batchSize = Number(process.env.BENCH_BATCH_SIZE ?? 100);
 const readers = (process.env.BENCH_READERS ?? 'webhook,stream').split(',');
 const withWebhook = readers.includes('webhook');
 const withStream = readers.includes('stream');
+/** BENCH_READERS=floor: the floor reader (bench/floor-reader.ts) reads the log in place of ours. */
+const withFloor = readers.includes('floor');
 /** How many stream clients (BENCH_STREAMS, default 1): consoles left open on the live page, say. */
 const streams = Number(process.env.BENCH_STREAMS ?? 1);
 /**
@@ -67,6 +71,8 @@ const serverIdle = process.env.BENCH_SERVER === 'idle';
  * a larger young generation: what the deliverer's garbage collection costs with it).
  */
 const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+/** BENCH_SERVER_NODE_FLAGS: node's (and V8's) flags for the server only, e.g. --single-threaded-gc, which NODE_OPTIONS refuses. */
+const serverNodeFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /**
  * BENCH_CALLS_PER_SECOND=<n>: each campaign paced at n calls a second (its `frequency`, n × 60 a
  * minute) rather than as fast as the engine goes: whether an engine dialing at a set pace keeps it
@@ -93,10 +99,10 @@ function startBurner(cores: number): () => void {
 }
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
-async function readersProcess(): Promise<{ url: string; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
+async function readersProcess(): Promise<{ url: string; sink: number; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
   const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: profiled(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m: { url: string }) => resolve(m.url));
+  const { url, sink } = await new Promise<{ url: string; sink: number }>((resolve, reject) => {
+    child.once('message', (m: { url: string; sink: number }) => resolve(m));
     child.once('exit', (code) => reject(new Error(`the readers' process exited with ${code}`)));
   });
   os.setPriority(child.pid as number, 19);
@@ -107,6 +113,7 @@ async function readersProcess(): Promise<{ url: string; pid: number; send: (m: o
   }
   return {
     url,
+    sink,
     pid: child.pid as number,
     send: (m) => child.send(m),
     report: () =>
@@ -121,7 +128,29 @@ async function readersProcess(): Promise<{ url: string; pid: number; send: (m: o
   };
 }
 
-const rate = (r: ReaderReport) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);
+/** The floor reader (bench/floor-reader.ts), at the server's priority, reading from the log's end into the integrator's sink. */
+async function floorProcess(databaseUrl: string, sink: number): Promise<{ pid: number; report: () => Promise<FloorReport>; close: () => void }> {
+  const child = fork(new URL('./floor-reader.ts', import.meta.url), [], { execArgv: profiled(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the floor reader exited with ${code}`)));
+    child.send({ start: { url: databaseUrl, sink } });
+  });
+  return {
+    pid: child.pid as number,
+    report: () =>
+      new Promise<FloorReport>((resolve) => {
+        child.once('message', (m: { floor: FloorReport }) => resolve(m.floor));
+        child.send({ report: true });
+      }),
+    close: () => {
+      child.send({ close: true });
+      setTimeout(() => child.kill(), 1000).unref();
+    },
+  };
+}
+
+const rate = (r: Pick<ReaderReport, 'seen' | 'first' | 'last'>) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);
 
 /** The three kinds of campaign a round runs, each by a new engine. */
 type Kind = 'off' | 'alone' | 'read';
@@ -153,6 +182,8 @@ const percents = (values: number[]) => values.map((v) => `${fmt(v, 1)} %`).join(
 interface Delivered {
   expected: number;
   got: Report;
+  /** What the floor reader read (BENCH_READERS=floor). */
+  floor?: FloorReport;
   /** Seconds from the campaign's end to the webhook's last delivery. */
   behind: number;
 }
@@ -169,7 +200,13 @@ async function main(): Promise<void> {
     const db = await openDatabase({ url: backend.env.DATABASE_URL });
     const f = await fixture(db);
     const [{ name: dbName }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
-    const server = await startServer(backend, 'bench-admin-password', { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ...(serverNodeOptions ? { NODE_OPTIONS: serverNodeOptions } : {}) });
+    const server = await startServer(
+      backend,
+      'bench-admin-password',
+      { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ...(serverNodeOptions ? { NODE_OPTIONS: serverNodeOptions } : {}) },
+      'api',
+      serverNodeFlags,
+    );
     if (serverIdle) idle(server.pid);
     const startEngine = () =>
       startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
@@ -178,7 +215,7 @@ async function main(): Promise<void> {
     const ownEvents = async () => (await one<{ n: number }>(db, sql`select count(*)::int as n from events where user_id = ${f.userId}`)).n;
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
-    const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<void>, size = calls) => {
+    const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<Record<string, number> | void>, size = calls) => {
       // The engine's connections read the setting when they open: set before it starts.
       await db.db.execute(sql.raw(log === 'off' ? `alter database "${dbName}" set dialer.events = 'off'` : `alter database "${dbName}" reset dialer.events`));
       const engine = await startEngine();
@@ -192,9 +229,9 @@ async function main(): Promise<void> {
         await db.db.execute(sql`vacuum analyze`);
         await db.db.execute(sql`checkpoint`);
       }
-      await before?.();
+      const more = (await before?.()) ?? {};
       const wal = await walState(db);
-      const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid });
+      const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid, ...more });
       await patchStatus(server, id, 1);
       const result = await runToEnd(server, id, size, db);
       const split = cpu();
@@ -217,7 +254,8 @@ async function main(): Promise<void> {
       let webhookId = 0;
       let before = 0;
       let stopBurner = () => undefined as void;
-      const attach = async () => {
+      let floor: Awaited<ReturnType<typeof floorProcess>> | undefined;
+      const attach = async (): Promise<Record<string, number>> => {
         integrator.send({ reset: true });
         if (withWebhook) {
           const created = await apiRequest(server, 'POST', '/rest-api/webhook/', { url: integrator.url, description: 'bench:events', ordered, batch_size: batchSize });
@@ -229,6 +267,8 @@ async function main(): Promise<void> {
         if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
         if (burn > 0) stopBurner = startBurner(burn);
         before = await ownEvents();
+        if (withFloor) floor = await floorProcess(backend.env.DATABASE_URL, integrator.sink);
+        return floor ? { 'floor reader': floor.pid } : {};
       };
       const run = await measure(name, 'on', attach);
       stopBurner();
@@ -236,13 +276,16 @@ async function main(): Promise<void> {
       const expected = (await ownEvents()) - before;
       const deadline = Date.now() + 600_000;
       let got = await integrator.report();
-      while (((withWebhook && got.hook.seen < expected) || (withStream && got.live.seen < expected)) && Date.now() < deadline) {
+      let floorGot = await floor?.report();
+      while (((withWebhook && got.hook.seen < expected) || (withStream && got.live.seen < expected) || (floorGot && floorGot.seen < expected)) && Date.now() < deadline) {
         await sleep(200);
         got = await integrator.report();
+        floorGot = await floor?.report();
       }
       integrator.send({ endStream: true });
+      floor?.close();
       if (webhookId) await apiRequest(server, 'PATCH', `/rest-api/webhook/${webhookId}/`, { active: false });
-      return { run, delivered: { expected, got, behind: (got.hook.last - endedAt) / 1000 } satisfies Delivered };
+      return { run, delivered: { expected, got, floor: floorGot, behind: (got.hook.last - endedAt) / 1000 } satisfies Delivered };
     };
 
     try {
@@ -258,7 +301,7 @@ async function main(): Promise<void> {
           const what = `round ${round + 1}, ${LABEL[kind]}`;
           if (kind === 'read') {
             const { run, delivered } = await readCampaign(name);
-            show(what, run, ` (the server sends to the integrator's ${readers.join(' and ')}, at the lowest priority)`);
+            show(what, run, withFloor ? ' (the floor reader reads the log, the integrator only drains its sockets)' : ` (the server sends to the integrator's ${readers.join(' and ')}, at the lowest priority)`);
             deliveries.push(delivered);
             pace.read = run.sustained;
           } else {
@@ -271,6 +314,10 @@ async function main(): Promise<void> {
       }
 
       for (const [i, d] of deliveries.entries()) {
+        if (d.floor) {
+          console.log(`round ${i + 1}: ${fmt(d.expected)} events; the floor reader read ${fmt(d.floor.seen)}, ${fmt(rate(d.floor))} events/s`);
+          continue;
+        }
         const { hook, live } = d.got;
         console.log(
           `round ${i + 1}: ${fmt(d.expected)} events; webhook ${fmt(hook.seen)} delivered in ${fmt(d.got.deliveries)} requests (${hook.duplicates} again), ${fmt(rate(hook))} events/s, ` +
@@ -281,9 +328,13 @@ async function main(): Promise<void> {
       const hookP99 = Math.max(...deliveries.map((d) => d.got.hook.p99));
       const liveP99 = Math.max(...deliveries.map((d) => d.got.live.p99));
       const slowest = Math.min(...deliveries.map((d) => Math.min(withWebhook ? rate(d.got.hook) : Infinity, withStream ? rate(d.got.live) : Infinity)));
-      const complete = deliveries.every((d) => (!withWebhook || d.got.hook.seen === d.expected) && (!withStream || d.got.live.seen === d.expected));
+      const complete = deliveries.every(
+        (d) => (!withWebhook || d.got.hook.seen === d.expected) && (!withStream || d.got.live.seen === d.expected) && (!withFloor || d.floor?.seen === d.expected),
+      );
       console.log(
-        withWebhook || withStream
+        withFloor
+          ? `delivery: the floor reader ${complete ? 'read every event' : 'MISSED EVENTS'} (no webhook, no stream: BENCH_READERS=floor)`
+          : withWebhook || withStream
           ? `delivery: ${complete ? 'every event to each reader' : 'EVENTS MISSING'}; the slowest reader ${fmt(slowest)} events/s (target ≥ 5,000); lag p99 at worst: webhook ${fmt(hookP99)} ms, stream ${fmt(liveP99)} ms (target ≤ 1,000 ms)`
           : 'delivery: no reader attached (BENCH_READERS=none)',
       );

@@ -129,8 +129,8 @@ export function profiled(command: string[]): string[] {
 }
 
 /** Starts a command that serves HTTP on `port`, waits until `readyPath` answers, samples RSS. */
-export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, profiled(command), {
+export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string, nodeFlags: string[] = []): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, profiled([...nodeFlags, ...command]), {
     env: envFor(command, env),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -199,6 +199,8 @@ export async function startServer(
   adminPassword: string,
   extraEnv: Record<string, string> = {},
   role: 'api' | 'all' = 'api',
+  /** node's own flags for the process (V8's among them, which NODE_OPTIONS does not take). */
+  nodeFlags: string[] = [],
 ): Promise<Server> {
   const port = await freePort();
   const env = {
@@ -208,7 +210,7 @@ export async function startServer(
     DIALER_ADMIN_PASSWORD: adminPassword,
     ...extraEnv,
   };
-  return startProcess(['bin/campaign-dialer.js', 'serve', '--role', role], env, port, '/healthz');
+  return startProcess(['bin/campaign-dialer.js', 'serve', '--role', role], env, port, '/healthz', nodeFlags);
 }
 
 /** A child process without HTTP (`serve --role engine`), its RSS sampled every 100 ms. */

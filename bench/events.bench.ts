@@ -23,7 +23,7 @@
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below those with the log off (the mean of the rounds).
  */
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
@@ -111,14 +111,15 @@ async function readersProcess(): Promise<{ url: string; sink: number; pid: numbe
     // task that wakes (nice 19 under the kernel's fair scheduler still takes its turns).
     idle(child.pid as number);
   }
+  return { url, sink, pid: child.pid as number, send: (m) => child.send(m), ...controls<Report>(child) };
+}
+
+/** How the bench asks a process it forked for its report ({ report: true }, answered { report }) and closes it. */
+function controls<R>(child: ChildProcess): { report: () => Promise<R>; close: () => void } {
   return {
-    url,
-    sink,
-    pid: child.pid as number,
-    send: (m) => child.send(m),
     report: () =>
-      new Promise<Report>((resolve) => {
-        child.once('message', (m: { report: Report }) => resolve(m.report));
+      new Promise<R>((resolve) => {
+        child.once('message', (m: { report: R }) => resolve(m.report));
         child.send({ report: true });
       }),
     close: () => {
@@ -136,18 +137,7 @@ async function floorProcess(databaseUrl: string, sink: number): Promise<{ pid: n
     child.once('exit', (code) => reject(new Error(`the floor reader exited with ${code}`)));
     child.send({ start: { url: databaseUrl, sink } });
   });
-  return {
-    pid: child.pid as number,
-    report: () =>
-      new Promise<FloorReport>((resolve) => {
-        child.once('message', (m: { floor: FloorReport }) => resolve(m.floor));
-        child.send({ report: true });
-      }),
-    close: () => {
-      child.send({ close: true });
-      setTimeout(() => child.kill(), 1000).unref();
-    },
-  };
+  return { pid: child.pid as number, ...controls<FloorReport>(child) };
 }
 
 const rate = (r: Pick<ReaderReport, 'seen' | 'first' | 'last'>) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);

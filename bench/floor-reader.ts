@@ -11,7 +11,7 @@
  * more than the issue allows, no reader of the log can meet it on this machine.
  *
  * Messages from the parent: { start: { url, sink } } (the database, the sink's port), answered
- * { ready: true } once it listens from the log's end; { report: true }, answered { floor }
+ * { ready: true } once it listens from the log's end; { report: true }, answered { report }
  * (FloorReport); { close: true }.
  */
 import net from 'node:net';
@@ -131,7 +131,7 @@ type Message = { start?: { url: string; sink: number }; report?: true; close?: t
 
 process.on('message', (message: Message) => {
   if (message.start) void start(message.start.url, message.start.sink);
-  if (message.report) process.send?.({ floor: report });
+  if (message.report) process.send?.({ report });
   if (message.close) {
     if (timer) clearTimeout(timer);
     sockets.forEach((socket) => socket.end());

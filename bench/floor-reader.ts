@@ -16,6 +16,7 @@
  */
 import net from 'node:net';
 import pg from 'pg';
+import { SpacedWake } from '../src/campaign/wake-spacing.ts';
 import { sign } from '../src/webhooks/signature.ts';
 
 export interface FloorReport {
@@ -35,8 +36,6 @@ let sockets: net.Socket[] = [];
 let after: string[] = ['0', '0'];
 let reading = false;
 let again = false;
-let lastRead = 0;
-let timer: NodeJS.Timeout | undefined;
 
 /** Writes `bytes` to `socket`, waiting for it to drain when its buffer is full. */
 async function send(socket: net.Socket, bytes: Buffer): Promise<void> {
@@ -74,27 +73,17 @@ async function readToEnd(db: pg.Client): Promise<void> {
   }
 }
 
-/** A notification: read now, or when SPACING_MS has passed since the last read. */
+/** A notification: read now, or when SPACING_MS has passed since the last read (as our streams are woken). */
+const spaced = new SpacedWake(SPACING_MS, () => void read());
 function wake(): void {
-  if (reading) {
-    again = true;
-    return;
-  }
-  if (timer) return;
-  timer = setTimeout(
-    () => {
-      timer = undefined;
-      void read();
-    },
-    Math.max(0, lastRead + SPACING_MS - Date.now()),
-  );
+  if (reading) again = true;
+  else spaced.wake();
 }
 
 async function read(): Promise<void> {
   if (!client) return;
   reading = true;
   again = false;
-  lastRead = Date.now();
   try {
     await readToEnd(client);
   } finally {
@@ -133,7 +122,7 @@ process.on('message', (message: Message) => {
   if (message.start) void start(message.start.url, message.start.sink);
   if (message.report) process.send?.({ report });
   if (message.close) {
-    if (timer) clearTimeout(timer);
+    spaced.cancel();
     sockets.forEach((socket) => socket.end());
     void client?.end().finally(() => process.disconnect());
   }

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { dbLabel, logCaughtUp, testDatabase } from '../../test/helpers.ts';
-import { appendEvents, type EventCursor, type EventFilter, EventType, type EventTypeName, endOfLog, eventJson, readEvents, sentEvent, START } from './events.ts';
+import { appendEvents, type EventCursor, type EventFilter, EventType, type EventTypeName, endOfLog, eventId, eventJson, eventMessages, isoTime, readEvents, readLog, sentEvent, START } from './events.ts';
+import { queryRows } from '../db/database.ts';
 import { EventTail, tailOf } from './event-tail.ts';
 
 const database = await testDatabase();
@@ -138,4 +139,46 @@ test(`tailOf is one tail per database handle; a row's JSON is rendered once for 
   const json = eventJson(a, 'http://dialer.example');
   assert.match(json, /"campaign":\s*"http:\/\/dialer\.example\/rest-api\/campaigns\/\d+\/"/);
   assert.match(eventJson(a, 'https://other.example'), /"campaign":\s*"https:\/\/other\.example\/rest-api\/campaigns\/\d+\/"/);
+});
+
+test(`a window of the log reads back every field as written, and payloads of any characters (${dbLabel})`, async () => {
+  const from = await endOfLog(db);
+  const texts = ['plain', 'é', '名前', '😀 two 😀', 'a quote " and a backslash \\', 'a line\nbreak', 'text /rest-api/campaigns/1/', '"/rest-api/x/"', '', ',\n'];
+  const written = texts.map((text, i) => ({
+    type: types[i % types.length],
+    userId: i % 3 === 0 ? null : i,
+    campaignId: i % 2 ? null : 100 + i,
+    data: { text, link: `/rest-api/campaigns/${i}/`, nested: { [text || 'k']: [text, `/rest-api/x/${i}/`] } },
+  }));
+  // Two transactions: two times.
+  await appendEvents(db, written.slice(0, 4));
+  await appendEvents(db, written.slice(4));
+  await logCaughtUp(database);
+  const read = await readLog(db, from, {}, 100);
+  const stored = await queryRows<{ id: string; txid: string; created: string }>(
+    db,
+    sql`select id, txid, created::text as created from events where (txid, id) > (${from.txid}::bigint, ${from.id}::bigint) order by txid, id`,
+  );
+  assert.equal(read.events.length, written.length);
+  assert.equal(read.full, false);
+  assert.deepEqual(read.end, { txid: Number(stored.at(-1)?.txid), id: Number(stored.at(-1)?.id) });
+  const base = 'http://h:8000';
+  const link = (value: string) => (value.startsWith('/rest-api/') ? base + value : value);
+  read.events.forEach((row, i) => {
+    const w = written[i];
+    assert.deepEqual([row.id, row.txid, row.type, row.user_id, row.campaign_id], [Number(stored[i].id), Number(stored[i].txid), w.type, w.userId, w.campaignId]);
+    const event = JSON.parse(eventJson(row, base)) as unknown;
+    assert.deepEqual(event, {
+      id: eventId(row),
+      type: w.type,
+      created: isoTime(stored[i].created),
+      data: { text: w.data.text, link: link(w.data.link), nested: { [w.data.text || 'k']: [w.data.text, link(`/rest-api/x/${i}/`)] } },
+    });
+  });
+  const messages = eventMessages(read.events, base).toString('utf8').split('\n\n').slice(0, -1);
+  assert.deepEqual(
+    messages,
+    read.events.map((row) => `id: ${eventId(row)}\nevent: ${row.type}\ndata: ${eventJson(row, base)}`),
+    'the stream: each event a message',
+  );
 });

@@ -15,7 +15,7 @@
  * until it reaches the range; one ahead of `end` (a webhook another process sent for until now)
  * moves the tail to its position.
  *
- * Rows are shared between readers: readLog renders a window of them once (renderRows), and it is
+ * Rows are shared between readers: readLog renders a window of them once (render), and it is
  * joined once for each base URL asked.
  */
 import type { Db } from '../db/database.ts';

@@ -134,8 +134,8 @@ export interface EventRow {
   user_id: number | null;
   campaign_id: number | null;
   /**
-   * The payload's JSON text, as stored: readers pass it on without parsing it. Emptied, with
-   * `created`, once the row is rendered (renderRows): its bytes are then in its rendering.
+   * The payload's JSON text, as stored, for a row not yet rendered (readLog's rows come rendered). Emptied, with
+   * `created`, once the row is rendered (render): its bytes are then in its rendering.
    */
   data: string;
   created: string;
@@ -187,23 +187,18 @@ export interface LogRead {
  * reader of one owner's events got a plan that sorted everything after its cursor: on a table
  * without statistics the planner took `user_id = …` for rare, and each read of a webhook keeping
  * up with the engine cost PostgreSQL ~80 ms.)
+ *
+ * The window comes back as one row (windowSql): the client parses a few long values, not seven
+ * short ones a row. Parsing a row a message was half of what reading the log cost a server
+ * (pg's DataRow parser, a string for every value, the row's object; bench:event-floor).
  */
 export async function readLog(db: Db, after: EventCursor, filter: EventFilter, window: number): Promise<LogRead> {
-  const rows = await queryRows<StoredEventRow>(
-    db,
-    sql`select id, txid, type, user_id, campaign_id, data::text as data, created
-        from ${events}
-        where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
-          and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
-        order by txid, id
-        limit ${window}`,
-  );
+  const [read] = await queryRows<StoredWindow>(db, windowSql(after, window));
+  const rows = windowRows(read);
   const last = rows.at(-1);
-  const wanted = rows.map(eventRowOf).filter((row) => wantedBy(filter, row));
-  renderRows(wanted);
   return {
-    events: wanted,
-    end: last ? { txid: Number(last.txid), id: Number(last.id) } : after,
+    events: rows.filter((row) => wantedBy(filter, row)),
+    end: last ? { txid: last.txid, id: last.id } : after,
     full: rows.length === window,
   };
 }
@@ -251,6 +246,81 @@ export function eventRowOf(r: StoredEventRow): EventRow {
   };
 }
 
+/** A window of the log as readLog reads it: one row (windowSql). */
+interface StoredWindow {
+  n: number | string;
+  /** A line a row, in order: `id,txid,user_id,campaign_id,created (ms since 1970),payload bytes,type` (no value: empty). */
+  heads: string | null;
+  /** The rows' payloads back to back, as stored. */
+  data: string | null;
+}
+
+/** The next `window` rows after `after` that are safe to read (see readLog), as one row: StoredWindow. */
+function windowSql(after: EventCursor, window: number): SQL {
+  return sql`with w as (
+        select id, txid, type, user_id, campaign_id, data::text as data, created
+        from ${events}
+        where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
+          and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
+        order by txid, id
+        limit ${window})
+      select count(*)::int as n,
+        string_agg(concat(id, ',', txid, ',', user_id, ',', campaign_id, ',', floor(extract(epoch from created) * 1000)::bigint,
+          ',', octet_length(data), ',', type), E'\n' order by txid, id) as heads,
+        string_agg(data, '' order by txid, id) as data
+      from w`;
+}
+
+/** The rows of a window, rendered together (render). */
+function windowRows(read: StoredWindow): EventRow[] {
+  const count = Number(read.n);
+  if (count === 0) return [];
+  // The heads are ASCII: read as bytes (a loop over a string's characters was several times slower).
+  const heads = Buffer.from(read.heads as string, 'latin1');
+  const data = Buffer.from(read.data as string, 'utf8');
+  const rows = new Array<EventRow>(count);
+  const iso = new Array<string>(count);
+  const dataStarts = new Int32Array(count + 1);
+  let at = 0;
+  /** The number at `at` up to its comma (null if none), passing the comma. */
+  const number = (): number | null => {
+    if (heads[at] === COMMA) {
+      at++;
+      return null;
+    }
+    let value = 0;
+    for (let c = heads[at++]; c !== COMMA; c = heads[at++]) value = value * 10 + c - ZERO;
+    return value;
+  };
+  let ms = -1;
+  let time = '';
+  let type = '';
+  let typeName: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < count; i++) {
+    const id = number() as number;
+    const txid = number() as number;
+    const userId = number();
+    const campaignId = number();
+    const created = number() as number;
+    dataStarts[i + 1] = dataStarts[i] + (number() as number);
+    let end = at;
+    while (end < heads.length && heads[end] !== NEWLINE) end++;
+    // Rows of a type come in runs: its string is made once a run.
+    if (!sameBytes(heads, at, end, typeName)) {
+      const name = heads.toString('latin1', at, end);
+      type = typeNamed.get(name) ?? name;
+      typeName = typeBytes(type).name;
+    }
+    at = end + 1;
+    if (created !== ms) time = new Date((ms = created)).toISOString();
+    iso[i] = time;
+    rows[i] = { id, txid, type, user_id: userId, campaign_id: campaignId, data: '', created: '', rendering: undefined, at: undefined };
+  }
+  if (dataStarts[count] !== data.length) throw new Error(`a window of the event log did not add up: ${data.length} bytes of payloads, ${dataStarts[count]} counted`);
+  render(rows, iso, data, dataStarts);
+  return rows;
+}
+
 /** Where the log ends now (the newest event safe to read): a reader that wants only what comes next starts here. */
 export async function endOfLog(db: Db): Promise<EventCursor> {
   const [row] = await queryRows<{ txid: string; id: string }>(
@@ -289,7 +359,7 @@ export function eventJson(row: EventRow, base: string): string {
 
 /**
  * The event's id and its JSON for `base` (eventJson) as UTF-8, as a webhook delivering one event
- * sends it: a view of its rendering's bytes (renderRows), joined with a base once for all the
+ * sends it: a view of its rendering's bytes (render), joined with a base once for all the
  * rows rendered with it. The tail's rows (event-tail.ts) go to every live reader, webhooks with
  * PUBLIC_URL as their base and streams with their request's.
  */
@@ -342,6 +412,8 @@ function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: n
     if (last && last.form === bytes && last.to === at) last.to = at + 1;
     else runs.push({ form: bytes as RenderedForm, from: at, to: at + 1 });
   }
+  // One run and nothing before it (a stream that wants every row of a window): the form's own bytes.
+  if (runs.length === 1 && before === 0) return runs[0].form.bytes.subarray(runs[0].form.starts[runs[0].from], runs[0].form.starts[runs[0].to]);
   for (const run of runs) length += run.form.starts[run.to] - run.form.starts[run.from];
   const out = Buffer.allocUnsafe(length);
   let to = before;
@@ -350,45 +422,107 @@ function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: n
 }
 
 /**
- * Renders the rows not yet rendered, together: each one's JSON with its links as paths, back to
- * back in one buffer, and where a base goes in them. Their stored text is let go. readLog renders
- * the rows it returns, so a window of the log read for the tail is one rendering.
+ * Renders the rows not yet rendered, together, from their stored text: as render does for a
+ * window of the log, for rows read otherwise (a webhook's deliveries waiting for a retry). Their
+ * stored text is let go.
  */
 export function renderRows(rows: readonly EventRow[]): void {
   const todo = rows.filter((row) => row.rendering === undefined);
   if (todo.length === 0) return;
-  // Each row's head (ASCII) and its stored JSON are written straight into one buffer: no string
-  // of the whole window is made. The rows of one transaction share its time (now()): a run of
-  // them rewrites it once.
+  // The rows of one transaction share its time (now()): a run of them rewrites it once.
   let created = '';
-  let iso = '';
-  const heads = new Array<string>(todo.length);
+  let time = '';
+  const iso = new Array<string>(todo.length);
   const starts = new Int32Array(todo.length + 1);
   for (let i = 0; i < todo.length; i++) {
     const row = todo[i];
-    if (row.created !== created) iso = isoTime((created = row.created));
-    heads[i] = `{"id":"${eventId(row)}","type":${JSON.stringify(row.type)},"created":"${iso}","data":`;
-    starts[i + 1] = starts[i] + heads[i].length + Buffer.byteLength(row.data) + 1;
+    if (row.created !== created) time = isoTime((created = row.created));
+    iso[i] = time;
+    starts[i + 1] = starts[i] + Buffer.byteLength(row.data);
   }
-  const bytes = Buffer.allocUnsafeSlow(starts[todo.length]);
-  for (let i = 0; i < todo.length; i++) {
-    const at = starts[i] + bytes.write(heads[i], starts[i], 'latin1');
-    bytes[at + bytes.write(todo[i].data, at, 'utf8')] = CLOSE_BRACE;
+  const data = Buffer.allocUnsafeSlow(starts[todo.length]);
+  todo.forEach((row, i) => data.write(row.data, starts[i], 'utf8'));
+  render(todo, iso, data, starts);
+}
+
+/**
+ * Renders rows together: each one's head (`{"id":…,"type":…,"created":…,"data":`, ASCII, written
+ * byte by byte: no string a row), its payload (data[dataStarts[i], dataStarts[i + 1]), with
+ * links as paths), and where a base goes in the payloads. The rows keep it (rendering, at).
+ */
+function render(rows: EventRow[], iso: readonly string[], data: Buffer, dataStarts: Int32Array): void {
+  const headStarts = new Int32Array(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) headStarts[i + 1] = headStarts[i] + HEAD_BYTES + typeBytes(rows[i].type).json.length;
+  const heads = Buffer.allocUnsafeSlow(headStarts[rows.length]);
+  let time = '';
+  let timeBytes = Buffer.alloc(0);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (iso[i] !== time) timeBytes = Buffer.from((time = iso[i]), 'latin1');
+    let to = putAll(heads, headStarts[i], HEAD_ID);
+    to = putBase36(heads, to, row.txid, TXID_WIDTH);
+    to = putBase36(heads, to, row.id, ROW_WIDTH);
+    to = putAll(heads, to, HEAD_TYPE);
+    to = putAll(heads, to, typeBytes(row.type).json);
+    to = putAll(heads, to, HEAD_CREATED);
+    to = putAll(heads, to, timeBytes);
+    putAll(heads, to, HEAD_DATA);
   }
-  const cuts = linkCuts(bytes);
+  const cuts = linkCuts(data);
   // Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]): no link spans two rows.
-  const cutsFrom = new Int32Array(todo.length + 1);
-  for (let i = 0, c = 0; i <= todo.length; i++) {
-    while (c < cuts.length && cuts[c] < starts[i]) c++;
+  const cutsFrom = new Int32Array(rows.length + 1);
+  for (let i = 0, c = 0; i <= rows.length; i++) {
+    while (c < cuts.length && cuts[c] < dataStarts[i]) c++;
     cutsFrom[i] = c;
   }
-  const rendering = new Rendering(bytes, starts, cuts, cutsFrom, todo.map((row) => row.type));
-  todo.forEach((row, i) => {
+  const rendering = new Rendering(heads, headStarts, data, dataStarts, cuts, cutsFrom, rows.map((row) => row.type));
+  rows.forEach((row, i) => {
     row.rendering = rendering;
     row.at = i;
     row.data = '';
     row.created = '';
   });
+}
+
+const ascii = (text: string) => Buffer.from(text, 'latin1');
+const HEAD_ID = ascii(`{"id":"${ID_PREFIX}`);
+const HEAD_TYPE = ascii('","type":');
+const HEAD_CREATED = ascii(',"created":"');
+const HEAD_DATA = ascii('","data":');
+/** A head's bytes but its type's: the id's digits and an ISO time (24 characters). */
+const HEAD_BYTES = HEAD_ID.length + TXID_WIDTH + ROW_WIDTH + HEAD_TYPE.length + HEAD_CREATED.length + 24 + HEAD_DATA.length;
+/** Where the id starts in an event's JSON: after `{"id":"`. */
+const ID_AT = 7;
+const ID_BYTES = ID_PREFIX.length + TXID_WIDTH + ROW_WIDTH;
+const DIGITS_36 = ascii('0123456789abcdefghijklmnopqrstuvwxyz');
+
+/** Each type's name and its JSON string, as bytes (a Server-Sent Events message's `event:` line, an event's `type`). */
+const typeBytesOf = new Map<string, { name: Buffer; json: Buffer }>();
+function typeBytes(type: string): { name: Buffer; json: Buffer } {
+  let bytes = typeBytesOf.get(type);
+  if (!bytes) typeBytesOf.set(type, (bytes = { name: Buffer.from(type), json: Buffer.from(JSON.stringify(type)) }));
+  return bytes;
+}
+
+/** Writes `value` in base 36, `width` digits (zeros in front), at `to`; returns where it ends (eventId's digits). */
+function putBase36(out: Buffer, to: number, value: number, width: number): number {
+  for (let i = to + width - 1; i >= to; i--) {
+    out[i] = DIGITS_36[value % 36];
+    value = Math.floor(value / 36);
+  }
+  return to + width;
+}
+
+/** Whether bytes[from, end) are `other`'s bytes. */
+function sameBytes(bytes: Buffer, from: number, end: number, other: Buffer): boolean {
+  if (end - from !== other.length) return false;
+  for (let i = 0; i < other.length; i++) if (bytes[from + i] !== other[i]) return false;
+  return true;
+}
+
+/** Copies all of `source` into `out` at `to`; returns where it ends. */
+function putAll(out: Buffer, to: number, source: Buffer): number {
+  return to + put(out, to, source, 0, source.length);
 }
 
 /**
@@ -409,21 +543,24 @@ interface RenderedForm {
 const FORMS_KEPT = 3;
 
 /**
- * Rows rendered together: their JSON in one buffer, and the forms readers send them in (with
- * links made absolute for their base) for the last few asked. Bytes outside the JS heap, and no
- * object for each row: the tail keeps thousands of rows for up to a second, and a
- * young-generation collection costs what survives it. With a Buffer, an id and arrays for each
- * row, ~900 bytes a row were copied twice: 120 collections of ~15 ms CPU each in a server
- * delivering a 100,000-call campaign.
+ * Rows rendered together: their heads in one buffer, their payloads in another, and the forms
+ * readers send them in (with links made absolute for their base) for the last few asked. Bytes
+ * outside the JS heap, and no object for each row: the tail keeps thousands of rows for up to a
+ * second, and a young-generation collection costs what survives it. With a Buffer, an id and
+ * arrays for each row, ~900 bytes a row were copied twice: 120 collections of ~15 ms CPU each in
+ * a server delivering a 100,000-call campaign.
  */
 class Rendering {
   private forms: RenderedForm[] = [];
 
   constructor(
-    private readonly bytes: Buffer,
-    /** Row i's JSON is bytes[starts[i], starts[i + 1]). */
-    private readonly starts: Int32Array,
-    /** Where a base goes (just inside the quote of a link), ascending. */
+    /** Row i's head is heads[headStarts[i], headStarts[i + 1]). */
+    private readonly heads: Buffer,
+    private readonly headStarts: Int32Array,
+    /** Row i's payload is data[dataStarts[i], dataStarts[i + 1]). */
+    private readonly data: Buffer,
+    private readonly dataStarts: Int32Array,
+    /** Where a base goes in data (just inside the quote of a link), ascending. */
     private readonly cuts: Int32Array,
     /** Row i's cuts are cuts[cutsFrom[i], cutsFrom[i + 1]). */
     private readonly cutsFrom: Int32Array,
@@ -440,47 +577,49 @@ class Rendering {
     return made;
   }
 
-  /** Each row's JSON with `base` in its links, and a comma after it. */
+  /** Each row's JSON (its head, its payload with `base` in its links, a brace) and a comma after it. */
   private array(base: string): RenderedForm {
     const link = Buffer.from(JSON.stringify(base).slice(1, -1));
-    const { bytes, starts, cuts, cutsFrom } = this;
-    const rows = starts.length - 1;
-    const out = Buffer.allocUnsafeSlow(bytes.length + cuts.length * link.length + rows);
-    const joined = new Int32Array(rows + 1);
-    let from = 0;
+    const { heads, headStarts, data, dataStarts, cuts, cutsFrom } = this;
+    const rows = this.types.length;
+    const out = Buffer.allocUnsafeSlow(heads.length + data.length + cuts.length * link.length + 2 * rows);
+    const starts = new Int32Array(rows + 1);
     let to = 0;
     let c = 0;
     for (let i = 0; i < rows; i++) {
-      joined[i] = to;
+      starts[i] = to;
+      to += put(out, to, heads, headStarts[i], headStarts[i + 1]);
+      let from = dataStarts[i];
       for (; c < cutsFrom[i + 1]; c++) {
-        to += put(out, to, bytes, from, cuts[c]);
-        to += link.copy(out, to);
+        to += put(out, to, data, from, cuts[c]);
+        to = putAll(out, to, link);
         from = cuts[c];
       }
-      to += put(out, to, bytes, from, starts[i + 1]);
-      from = starts[i + 1];
+      to += put(out, to, data, from, dataStarts[i + 1]);
+      out[to++] = CLOSE_BRACE;
       out[to++] = COMMA;
     }
-    joined[rows] = to;
-    return { base, form: 'array', bytes: out, starts: joined };
+    starts[rows] = to;
+    return { base, form: 'array', bytes: out, starts };
   }
 
-  /** Each row as a Server-Sent Events message: its id and type, then its JSON with `base` in its links. */
+  /** Each row as a Server-Sent Events message: `id: …`, `event: …`, `data: ` and its JSON for `base`, a blank line. */
   private stream(base: string): RenderedForm {
     const array = this.form('array', base);
-    const rows = array.starts.length - 1;
-    // Ids and types are ASCII: a head's length in characters is its length in bytes.
-    const heads = this.types.map((type, i) => {
-      const at = array.starts[i] + ID_AT;
-      return `id: ${array.bytes.toString('latin1', at, array.bytes.indexOf(QUOTE, at))}\nevent: ${type}\ndata: `;
-    });
-    const length = heads.reduce((n, head) => n + head.length, 0) + array.bytes.length + rows; // a comma out, "\n\n" in
+    const { heads, headStarts, types } = this;
+    const rows = types.length;
+    let length = array.bytes.length + rows * (SSE_ID.length + ID_BYTES + SSE_EVENT.length + SSE_DATA.length + 1); // a comma out, "\n\n" in
+    for (const type of types) length += typeBytes(type).name.length;
     const out = Buffer.allocUnsafeSlow(length);
     const starts = new Int32Array(rows + 1);
     let to = 0;
     for (let i = 0; i < rows; i++) {
       starts[i] = to;
-      to += out.write(heads[i], to, 'latin1');
+      to = putAll(out, to, SSE_ID);
+      to += put(out, to, heads, headStarts[i] + ID_AT, headStarts[i] + ID_AT + ID_BYTES);
+      to = putAll(out, to, SSE_EVENT);
+      to = putAll(out, to, typeBytes(types[i]).name);
+      to = putAll(out, to, SSE_DATA);
       to += put(out, to, array.bytes, array.starts[i], array.starts[i + 1] - 1);
       out[to++] = NEWLINE;
       out[to++] = NEWLINE;
@@ -489,6 +628,9 @@ class Rendering {
     return { base, form: 'stream', bytes: out, starts };
   }
 }
+const SSE_ID = ascii('id: ');
+const SSE_EVENT = ascii('\nevent: ');
+const SSE_DATA = ascii('\ndata: ');
 
 /**
  * Copies source[from, end) into `out` at `to`; returns how many bytes. A short piece byte by byte:
@@ -502,13 +644,12 @@ function put(out: Buffer, to: number, source: Buffer, from: number, end: number)
 }
 const SHORT_PIECE = 64;
 
-/** Where the id starts in an event's JSON: after `{"id":"`. */
-const ID_AT = 7;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
 const CLOSE_BRACE = 125;
 const NEWLINE = 10;
+const ZERO = 48;
 const LINK = Buffer.from('"/rest-api/');
 const QUOTE = 34;
 const BACKSLASH = 92;

@@ -19,7 +19,7 @@
  * A webhook failing for GIVE_UP_MS is deactivated, its waiting deliveries marked failed, and a
  * `webhook.disabled` event written.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
 import { json } from '../db/sql.ts';
@@ -32,8 +32,8 @@ import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_MS = 24 * 3600_000;
 const LEASE_SECONDS = 60;
-/** Events read from the log and sent before their outcome is written. */
-const BATCH = 500;
+/** Events read from the log and sent before their outcome is written: a window of the tail (event-tail.ts). */
+const BATCH = 1000;
 /** The header of a delivery of several events: how many its array holds. */
 export const EVENT_COUNT_HEADER = 'dialer-event-count';
 /** Deliveries under way at once to a webhook that is not `ordered`. */
@@ -276,35 +276,31 @@ export class WebhookDispatcher {
     if (sent.length === 0 && !moved) return;
     const taken = sent.filter((s) => s.attempt.ok);
     const failures = sent.filter((s) => !s.attempt.ok);
-    await this.db.transaction(async (tx) => {
-      if (taken.length) {
-        const rows = taken.map(({ events, attempt }) => ({ ...firstAndAll(events), s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
-        await queryRows(
-          tx,
-          sql`insert into webhook_deliveries (webhook_id, event_id, event_ids, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
-              select ${hook.id}, r.e, r.ids::bigint[], ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
-              from jsonb_to_recordset(${json(rows)}) as r(e bigint, ids text, s int, l int, x text)
-              on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = webhook_deliveries.attempts + 1,
-                event_ids = excluded.event_ids, response_status = excluded.response_status, latency_ms = excluded.latency_ms,
-                response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`,
-        );
-      }
-      if (moved) await queryRows(tx, sql`update webhooks set cursor_txid = ${end.txid}, cursor_id = ${end.id} where id = ${hook.id}`);
-      for (const failure of failures) {
-        if (failure.waiting) {
-          await this.failed(hook, failure.waiting, failure.attempt, tx);
-          continue;
+    // What went and where the cursor is now: one statement (a round trip and a commit), which is
+    // all a batch that went whole (most of the day) writes.
+    const delivered = taken.length ? deliveredSql(hook.id, taken) : undefined;
+    const cursor = moved ? sql`update webhooks set cursor_txid = ${end.txid}, cursor_id = ${end.id} where id = ${hook.id}` : undefined;
+    const statement = delivered && cursor ? sql`with delivered as (${delivered}) ${cursor}` : (delivered ?? cursor);
+    if (failures.length === 0) await queryRows(this.db, statement as SQL);
+    else {
+      await this.db.transaction(async (tx) => {
+        if (statement) await queryRows(tx, statement);
+        for (const failure of failures) {
+          if (failure.waiting) {
+            await this.failed(hook, failure.waiting, failure.attempt, tx);
+            continue;
+          }
+          const { e, ids } = firstAndAll(failure.events);
+          const [row] = await queryRows<{ id: number }>(
+            tx,
+            sql`insert into webhook_deliveries (webhook_id, event_id, event_ids) values (${hook.id}, ${e}, ${ids}::bigint[])
+                on conflict (webhook_id, event_id) do update set status = ${DeliveryStatus.Pending}, event_ids = excluded.event_ids
+                returning id`,
+          );
+          await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, events: failure.events }, failure.attempt, tx);
         }
-        const { e, ids } = firstAndAll(failure.events);
-        const [row] = await queryRows<{ id: number }>(
-          tx,
-          sql`insert into webhook_deliveries (webhook_id, event_id, event_ids) values (${hook.id}, ${e}, ${ids}::bigint[])
-              on conflict (webhook_id, event_id) do update set status = ${DeliveryStatus.Pending}, event_ids = excluded.event_ids
-              returning id`,
-        );
-        await this.failed(hook, { id: Number(row.id), attempts: 0, due: true, events: failure.events }, failure.attempt, tx);
-      }
-    });
+      });
+    }
     if (moved) {
       hook.cursor_txid = String(end.txid);
       hook.cursor_id = String(end.id);
@@ -411,6 +407,17 @@ export class WebhookDispatcher {
     };
     await (inTransaction ? write(inTransaction) : this.db.transaction(write));
   }
+}
+
+/** The rows of deliveries taken (2xx), or the rows of waiting ones updated: the webhook's delivery history. */
+function deliveredSql(webhookId: number, taken: Sent[]): SQL {
+  const rows = taken.map(({ events, attempt }) => ({ ...firstAndAll(events), s: attempt.status, l: attempt.latency, x: attempt.excerpt }));
+  return sql`insert into webhook_deliveries (webhook_id, event_id, event_ids, status, attempts, response_status, latency_ms, response_excerpt, delivered_at)
+      select ${webhookId}, r.e, r.ids::bigint[], ${DeliveryStatus.Delivered}, 1, r.s, r.l, r.x, now()
+      from jsonb_to_recordset(${json(rows)}) as r(e bigint, ids text, s int, l int, x text)
+      on conflict (webhook_id, event_id) do update set status = excluded.status, attempts = webhook_deliveries.attempts + 1,
+        event_ids = excluded.event_ids, response_status = excluded.response_status, latency_ms = excluded.latency_ms,
+        response_excerpt = excluded.response_excerpt, error = null, delivered_at = excluded.delivered_at`;
 }
 
 /** A delivery's row keys: its first event, and all of them (a Postgres array literal) when there are several. */

@@ -397,7 +397,8 @@ function rendered(row: EventRow): { rendering: Rendering; at: number } {
 /**
  * `rows` in `form` for `base`, after `before` bytes left for the caller: each run of rows that
  * lie next to each other in one rendering (a reader that wants every event of a window gets
- * the whole window as one run) is copied in one go, so sending costs nothing per row.
+ * the whole window as one run) is copied in one go, so sending costs nothing per row; a single
+ * run with nothing before it is not copied at all (a view of the form's bytes).
  */
 function copyRuns(rows: readonly EventRow[], base: string, form: Form, before: number): Buffer {
   renderRows(rows);
@@ -452,7 +453,7 @@ export function renderRows(rows: readonly EventRow[]): void {
  */
 function render(rows: EventRow[], iso: readonly string[], data: Buffer, dataStarts: Int32Array): void {
   const headStarts = new Int32Array(rows.length + 1);
-  for (let i = 0; i < rows.length; i++) headStarts[i + 1] = headStarts[i] + HEAD_BYTES + typeBytes(rows[i].type).json.length;
+  for (let i = 0; i < rows.length; i++) headStarts[i + 1] = headStarts[i] + HEAD_BYTES + typeBytes(rows[i].type).json.length + iso[i].length;
   const heads = Buffer.allocUnsafeSlow(headStarts[rows.length]);
   let time = '';
   let timeBytes = Buffer.alloc(0);
@@ -489,8 +490,8 @@ const HEAD_ID = ascii(`{"id":"${ID_PREFIX}`);
 const HEAD_TYPE = ascii('","type":');
 const HEAD_CREATED = ascii(',"created":"');
 const HEAD_DATA = ascii('","data":');
-/** A head's bytes but its type's: the id's digits and an ISO time (24 characters). */
-const HEAD_BYTES = HEAD_ID.length + TXID_WIDTH + ROW_WIDTH + HEAD_TYPE.length + HEAD_CREATED.length + 24 + HEAD_DATA.length;
+/** A head's bytes but its type's and its time's. */
+const HEAD_BYTES = HEAD_ID.length + TXID_WIDTH + ROW_WIDTH + HEAD_TYPE.length + HEAD_CREATED.length + HEAD_DATA.length;
 /** Where the id starts in an event's JSON: after `{"id":"`. */
 const ID_AT = 7;
 const ID_BYTES = ID_PREFIX.length + TXID_WIDTH + ROW_WIDTH;

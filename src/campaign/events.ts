@@ -288,9 +288,11 @@ function windowRows(read: StoredWindow): EventRow[] {
       at++;
       return null;
     }
+    const sign = heads[at] === MINUS ? -1 : 1; // a time before 1970
+    if (sign < 0) at++;
     let value = 0;
     for (let c = heads[at++]; c !== COMMA; c = heads[at++]) value = value * 10 + c - ZERO;
-    return value;
+    return sign * value;
   };
   let ms = -1;
   let time = '';
@@ -651,6 +653,7 @@ const COMMA = 44;
 const CLOSE_BRACE = 125;
 const NEWLINE = 10;
 const ZERO = 48;
+const MINUS = 45;
 const LINK = Buffer.from('"/rest-api/');
 const QUOTE = 34;
 const BACKSLASH = 92;

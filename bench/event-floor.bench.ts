@@ -6,8 +6,8 @@
  * BENCH_FLOOR_EVENTS (default 400,000: what a 200,000-call campaign of bench:events writes)
  * events, half `call.completed` and half `subscriber.final` in the engine's own shapes, in the
  * `events` table of a new PostgreSQL database, in transactions of 500 that share a time as the
- * engine's do. Then, CPU of this one process and of PostgreSQL's sessions on that database (a
- * local server's /proc), each read twice (the first warms it; the second is printed):
+ * engine's do. Then, CPU of this one process and of this machine's PostgreSQL processes (from
+ * /proc, as bench:events counts them), each read twice (the first warms it; the second is printed):
  * - ours: the server's work for a webhook (batch_size 100) and a stream, without their HTTP —
  *   readLog in windows of 1,000 (what the tail reads), each window's deliveries as JSON arrays
  *   (eventArray) and signed (sign), the window as Server-Sent Events (eventMessages);
@@ -19,7 +19,6 @@
  * divided by its events, it is ours plus HTTP, sockets, timers and the delivery history.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -27,7 +26,7 @@ import { eventArray, eventMessages, readLog, START } from '../src/campaign/event
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { sign } from '../src/webhooks/signature.ts';
-import { benchDatabase, fmt } from './support.ts';
+import { benchDatabase, fmt, postgresCpuSeconds } from './support.ts';
 
 const count = Number(process.env.BENCH_FLOOR_EVENTS ?? 400_000);
 const WINDOW = 1000;
@@ -35,28 +34,19 @@ const BATCH = 100;
 const BASE = 'http://127.0.0.1:8000';
 const SECRET = 'whsec_bench_floor_0123456789abcdef';
 
-/** CPU milliseconds this process spends in `work` (user and system), and PostgreSQL's sessions on the bench's database. */
-async function cpuMs(work: () => Promise<void>, sessions: () => Promise<number>): Promise<{ ms: number; pgMs: number }> {
-  const pgBefore = await sessions();
+/** CPU milliseconds this process spends in `work` (user and system), and PostgreSQL's processes (as bench:events counts them). */
+async function cpuMs(work: () => Promise<void>): Promise<{ ms: number; pgMs: number }> {
+  const pgBefore = postgresCpuSeconds();
   const before = process.cpuUsage();
   await work();
   const used = process.cpuUsage(before);
-  return { ms: (used.user + used.system) / 1000, pgMs: (await sessions()) - pgBefore };
+  return { ms: (used.user + used.system) / 1000, pgMs: (postgresCpuSeconds() - pgBefore) * 1000 };
 }
 
-/** CPU milliseconds of the PostgreSQL sessions on the database `client` is connected to (a local server's /proc; NaN otherwise). */
-async function sessionsCpu(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
-  let ticks = 0;
-  for (const { pid } of rows) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      return Number.NaN;
-    }
-  }
-  return ticks * 10; // USER_HZ is 100
+/** Twice, the second printed: the first compiles and warms what it runs. */
+async function measured(work: () => Promise<void>): Promise<{ ms: number; pgMs: number }> {
+  await cpuMs(work);
+  return cpuMs(work);
 }
 
 async function main(): Promise<void> {
@@ -86,11 +76,6 @@ async function main(): Promise<void> {
     );
     await database.exec('vacuum analyze events');
     await raw.connect();
-    /** Twice, the second printed: the first compiles and warms what it runs. */
-    const measured = async (work: () => Promise<void>) => {
-      await cpuMs(work, () => sessionsCpu(raw));
-      return cpuMs(work, () => sessionsCpu(raw));
-    };
 
     let bytes = 0;
     const bodies: Buffer[] = [];

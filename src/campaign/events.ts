@@ -337,10 +337,19 @@ export async function endOfLog(db: Db): Promise<EventCursor> {
 export const ID_PREFIX = 'evt_';
 export const TXID_WIDTH = 11; // base 36: up to 36^11 ≈ 1.3e17 transactions
 export const ROW_WIDTH = 12;
+const ID_BYTES = ID_PREFIX.length + TXID_WIDTH + ROW_WIDTH;
+const ID_PREFIX_BYTES = Buffer.from(ID_PREFIX, 'latin1');
 
 /** The event's public id: sortable as text in the log's order, and decodable to a cursor. */
 export function eventId(row: { txid: number; id: number }): string {
-  return `${ID_PREFIX}${row.txid.toString(36).padStart(TXID_WIDTH, '0')}${row.id.toString(36).padStart(ROW_WIDTH, '0')}`;
+  const out = Buffer.allocUnsafe(ID_BYTES);
+  putEventId(out, 0, row);
+  return out.toString('latin1');
+}
+
+/** Writes the event's id (`evt_`, its txid and id in base 36, zeros in front) at `to`; returns where it ends. Every id is written here: eventId's, and each rendered event's. */
+function putEventId(out: Buffer, to: number, row: { txid: number; id: number }): number {
+  return putBase36(out, putBase36(out, putAll(out, to, ID_PREFIX_BYTES), row.txid, TXID_WIDTH), row.id, ROW_WIDTH);
 }
 
 /** The cursor an event id stands for; undefined if it is not one of ours. */
@@ -462,9 +471,7 @@ function render(rows: EventRow[], iso: readonly string[], data: Buffer, dataStar
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     if (iso[i] !== time) timeBytes = Buffer.from((time = iso[i]), 'latin1');
-    let to = putAll(heads, headStarts[i], HEAD_ID);
-    to = putBase36(heads, to, row.txid, TXID_WIDTH);
-    to = putBase36(heads, to, row.id, ROW_WIDTH);
+    let to = putEventId(heads, putAll(heads, headStarts[i], HEAD_ID), row);
     to = putAll(heads, to, HEAD_TYPE);
     to = putAll(heads, to, typeBytes(row.type).json);
     to = putAll(heads, to, HEAD_CREATED);
@@ -488,15 +495,14 @@ function render(rows: EventRow[], iso: readonly string[], data: Buffer, dataStar
 }
 
 const ascii = (text: string) => Buffer.from(text, 'latin1');
-const HEAD_ID = ascii(`{"id":"${ID_PREFIX}`);
+const HEAD_ID = ascii('{"id":"');
 const HEAD_TYPE = ascii('","type":');
 const HEAD_CREATED = ascii(',"created":"');
 const HEAD_DATA = ascii('","data":');
 /** A head's bytes but its type's and its time's. */
-const HEAD_BYTES = HEAD_ID.length + TXID_WIDTH + ROW_WIDTH + HEAD_TYPE.length + HEAD_CREATED.length + HEAD_DATA.length;
+const HEAD_BYTES = HEAD_ID.length + ID_BYTES + HEAD_TYPE.length + HEAD_CREATED.length + HEAD_DATA.length;
 /** Where the id starts in an event's JSON: after `{"id":"`. */
-const ID_AT = 7;
-const ID_BYTES = ID_PREFIX.length + TXID_WIDTH + ROW_WIDTH;
+const ID_AT = HEAD_ID.length;
 const DIGITS_36 = ascii('0123456789abcdefghijklmnopqrstuvwxyz');
 
 /** Each type's name and its JSON string, as bytes (a Server-Sent Events message's `event:` line, an event's `type`). */

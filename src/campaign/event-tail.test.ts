@@ -150,11 +150,13 @@ test(`a window of the log reads back every field as written, and payloads of any
     campaignId: i % 2 ? null : 100 + i,
     data: { text, link: `/rest-api/campaigns/${i}/`, nested: { [text || 'k']: [text, `/rest-api/x/${i}/`] } },
   }));
-  // Two transactions: two times; and one row from before 1970, with microseconds.
+  // Two transactions: two times; and one row from before 1970, with microseconds, whose id
+  // needs more than 32 bits (PostgreSQL sends the window in binary: an int8 is two halves).
   await appendEvents(db, written.slice(0, 4));
   await appendEvents(db, written.slice(4, -1));
-  await db.execute(sql`insert into events (type, user_id, campaign_id, data, created)
-    values (${written.at(-1)?.type}, null, ${written.at(-1)?.campaignId}, ${JSON.stringify(written.at(-1)?.data)}::json, '1969-07-20 20:17:40.123456+00')`);
+  await db.execute(sql`insert into events (id, type, user_id, campaign_id, data, created)
+    values ((select max(id) from events) + 4294967296, ${written.at(-1)?.type}, null, ${written.at(-1)?.campaignId},
+      ${JSON.stringify(written.at(-1)?.data)}::json, '1969-07-20 20:17:40.123456+00')`);
   await logCaughtUp(database);
   const read = await readLog(db, from, {}, 100);
   const stored = await queryRows<{ id: string; txid: string; created: string }>(

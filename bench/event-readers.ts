@@ -147,12 +147,12 @@ function takeMessages(bytes: Buffer, end: number, tally: Tally): void {
   const whole: Event[] = []; // what parsing each message gives, when found is kept
   const now = Date.now();
   for (let at = 0; at < end; ) {
-    const blank = bytes.indexOf(BLANK, at);
-    // Never so here (`end` follows a blank line); a loop sent back to the start would never end.
-    if (blank < 0) throw malformed(bytes, at);
-    const after = blank + BLANK.length;
     if (bytes[at] === COLON) {
-      at = after; // a comment (a heartbeat)
+      // A comment (a heartbeat), up to its blank line; never missing here (`end` follows a blank
+      // line), and a loop sent back to the start would never end.
+      const blank = bytes.indexOf(BLANK, at);
+      if (blank < 0) throw malformed(bytes, at);
+      at = blank + BLANK.length;
       continue;
     }
     if (!startsWith(bytes, at, ID_LINE)) throw malformed(bytes, at);
@@ -165,8 +165,11 @@ function takeMessages(bytes: Buffer, end: number, tally: Tally): void {
       throw malformed(bytes, at);
     }
     const head = headAt(bytes, json, [typeAt, typeEnd]);
-    // The JSON is one line (JSON escapes every newline in its strings): it ends where the message does.
-    if (bytes.indexOf(NEWLINE, head.createdEnd) !== after - BLANK.length) throw malformed(bytes, at);
+    // The JSON is one line (JSON escapes every newline in its strings), and the blank line ending
+    // the message follows it at once: one search over the payload finds both.
+    const jsonEnd = bytes.indexOf(NEWLINE, head.createdEnd);
+    if (jsonEnd < 0 || bytes[jsonEnd + 1] !== NEWLINE) throw malformed(bytes, at);
+    const after = jsonEnd + BLANK.length;
     tally.take(rowOf(bytes, head.idEnd), bytes, head.created, head.createdEnd, now);
     if (found) {
       found.push(eventOf(bytes, json, head));
@@ -260,7 +263,7 @@ const receiver = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const body = Buffer.concat(chunks);
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     if (!verify(secret, body, String(req.headers['dialer-signature'] ?? ''))) {
       badSignatures++;
       res.writeHead(400).end();

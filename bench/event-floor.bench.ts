@@ -14,8 +14,8 @@
  * - the floor, what any reader pays whatever its code: the same rows read with `pg` itself (array
  *   rows, every value left as text: no parsing at all), the same bytes signed with HMAC-SHA256,
  *   and written twice (a webhook and a stream) to a loopback TCP socket whose other end only reads.
- * Prints each in µs an event, PostgreSQL's part apart (readLog asks it to build each window as one
- * row, which moves work there from the server). bench:events prints the server's CPU seconds for a read campaign;
+ * Prints each in µs an event, PostgreSQL's part apart (how a window is asked for moves work between
+ * the server and PostgreSQL: readLog's binary COPY against pg's rows). bench:events prints the server's CPU seconds for a read campaign;
  * divided by its events, it is ours plus HTTP, sockets, timers and the delivery history.
  */
 import { spawn } from 'node:child_process';

@@ -230,17 +230,11 @@ export interface StoredEventRow {
  * new shape, ~0.8 µs a row, the most costly step of reading the log. bench:event-floor.)
  */
 export function eventRowOf(r: StoredEventRow): EventRow {
-  return {
-    id: Number(r.id),
-    txid: Number(r.txid),
-    type: typeNamed.get(r.type) ?? r.type, // one string for each type, not one a row
-    user_id: r.user_id,
-    campaign_id: r.campaign_id,
-    data: typeof r.data === 'string' ? r.data : JSON.stringify(r.data),
-    created: r.created,
-    rendering: undefined,
-    at: undefined,
-  };
+  const row = newRow(Number(r.id), Number(r.txid), typeNamed.get(r.type) ?? r.type, r.user_id, r.campaign_id);
+  // Fields it already has: set, they keep its shape.
+  row.data = typeof r.data === 'string' ? r.data : JSON.stringify(r.data);
+  row.created = r.created;
+  return row;
 }
 
 /**
@@ -307,7 +301,10 @@ function queriedWindow(found: QueriedRow[]): StoredWindow {
   return { rows, iso: found.map((r) => times.of(Number(r.created))), data, dataStarts };
 }
 
-/** A row read from the log, not yet rendered: every field it will ever have, so every row has one shape (eventRowOf). */
+/**
+ * A row read from the log, not yet rendered: a new object with every field it will ever have,
+ * so every row has one shape (the one place an EventRow is made; the type's one shared string).
+ */
 function newRow(id: number, txid: number, type: string, userId: number | null, campaignId: number | null): EventRow {
   return { id, txid, type, user_id: userId, campaign_id: campaignId, data: '', created: '', rendering: undefined, at: undefined };
 }

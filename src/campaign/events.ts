@@ -240,12 +240,10 @@ export function eventRowOf(r: StoredEventRow): EventRow {
 /**
  * The next `window` rows after `after` that are safe to read (see readLog), in order, as SQL
  * text: the cursor and the window are integers, written in it (COPY takes no parameters).
- * `created` in milliseconds since 1970 on PGlite's query; binary COPY sends the timestamp itself.
  */
-function windowSelect(after: EventCursor, window: number, created: 'timestamptz' | 'ms'): string {
+function windowSelect(after: EventCursor, window: number): string {
   for (const n of [after.txid, after.id, window]) if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a position in the event log: ${n}`);
-  return `select id, txid, type, user_id, campaign_id, data::text as data,
-        ${created === 'ms' ? 'floor(extract(epoch from created) * 1000)::float8' : 'created'} as created
+  return `select id, txid, type, user_id, campaign_id, data::text as data, created
       from events
       where (txid, id) > (${after.txid}::bigint, ${after.id}::bigint)
         and txid < (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint
@@ -253,7 +251,7 @@ function windowSelect(after: EventCursor, window: number, created: 'timestamptz'
       limit ${window}`;
 }
 
-/** A window read (readWindow): its rows, not yet rendered, each one's time as ISO text, and their payloads back to back. */
+/** A window read as binary COPY (binaryWindow): its rows, not yet rendered, each one's time as ISO text, and their payloads back to back. */
 interface StoredWindow {
   rows: EventRow[];
   iso: string[];
@@ -263,42 +261,24 @@ interface StoredWindow {
 }
 
 /**
- * The window after `after` (windowSelect), rendered (render). On PostgreSQL as binary COPY
+ * The window after `after` (windowSelect), rendered. On PostgreSQL as binary COPY
  * (binaryWindow): the values come as numbers and bytes, read in one pass, and PostgreSQL only
  * sends its rows. As a query each value was a string (pg's parser, a row a message); asking for
  * the window as one row of joined text spared the server that but doubled PostgreSQL's part
  * (bench:event-floor, three runs each: PostgreSQL 4.1–4.6 µs an event that way, 2.1–2.4 µs this
- * way, the server's the same). On PGlite, in this process, as a query.
+ * way, the server's the same). On PGlite, in this process, as a query whose rows are rendered as
+ * any rows read as text are (eventRowOf, renderRows: a webhook's retries too).
  */
 async function readWindow(db: Db, after: EventCursor, window: number): Promise<EventRow[]> {
-  const copied = await copyOutBinary(db, windowSelect(after, window, 'timestamptz'));
-  const read = copied ? binaryWindow(copied) : queriedWindow(await queryRows<QueriedRow>(db, sql.raw(windowSelect(after, window, 'ms'))));
+  const copied = await copyOutBinary(db, windowSelect(after, window));
+  if (!copied) {
+    const rows = (await queryRows<StoredEventRow>(db, sql.raw(windowSelect(after, window)))).map(eventRowOf);
+    renderRows(rows);
+    return rows;
+  }
+  const read = binaryWindow(copied);
   if (read.rows.length > 0) render(read.rows, read.iso, read.data, read.dataStarts);
   return read.rows;
-}
-
-/** A row of windowSelect's query: bigints as text, `created` in ms. */
-interface QueriedRow {
-  id: number | string;
-  txid: number | string;
-  type: string;
-  user_id: number | null;
-  campaign_id: number | null;
-  data: string;
-  created: number | string;
-}
-
-/** A window from windowSelect's query (PGlite). */
-function queriedWindow(found: QueriedRow[]): StoredWindow {
-  const dataStarts = new Int32Array(found.length + 1);
-  found.forEach((r, i) => (dataStarts[i + 1] = dataStarts[i] + Buffer.byteLength(r.data)));
-  const data = Buffer.allocUnsafeSlow(dataStarts[found.length]);
-  const times = new IsoTimes();
-  const rows = found.map((r, i): EventRow => {
-    data.write(r.data, dataStarts[i], 'utf8');
-    return newRow(Number(r.id), Number(r.txid), typeNamed.get(r.type) ?? r.type, r.user_id, r.campaign_id);
-  });
-  return { rows, iso: found.map((r) => times.of(Number(r.created))), data, dataStarts };
 }
 
 /**

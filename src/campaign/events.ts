@@ -270,9 +270,10 @@ interface StoredWindow {
  * any rows read as text are (eventRowOf, renderRows: a webhook's retries too).
  */
 async function readWindow(db: Db, after: EventCursor, window: number): Promise<EventRow[]> {
-  const copied = await copyOutBinary(db, windowSelect(after, window));
+  const select = windowSelect(after, window);
+  const copied = await copyOutBinary(db, select);
   if (!copied) {
-    const rows = (await queryRows<StoredEventRow>(db, sql.raw(windowSelect(after, window)))).map(eventRowOf);
+    const rows = (await queryRows<StoredEventRow>(db, sql.raw(select))).map(eventRowOf);
     renderRows(rows);
     return rows;
   }

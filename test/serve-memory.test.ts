@@ -16,15 +16,17 @@ import { dbLabel } from './helpers.ts';
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-memory-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-test(`serve runs with MALLOC_TRIM_THRESHOLD_ set by the command's first line; npm start runs the command as a program (${dbLabel})`, async () => {
+test(`serve runs with MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ set by the command's first line; npm start runs the command as a program (${dbLabel})`, async () => {
   const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
   assert.equal(scripts.start, 'bin/campaign-dialer.js serve');
-  assert.match(fs.readFileSync('bin/campaign-dialer.js', 'utf8').split('\n')[0], /^#!\/usr\/bin\/env -S MALLOC_TRIM_THRESHOLD_=\d+ node$/);
+  assert.match(fs.readFileSync('bin/campaign-dialer.js', 'utf8').split('\n')[0], /^#!\/usr\/bin\/env -S MALLOC_TRIM_THRESHOLD_=\d+ MALLOC_MMAP_THRESHOLD_=\d+ node$/);
 
   const server = await startServe(await freshEnv(path.join(root, 'data')));
   try {
     const environ = fs.readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0');
-    assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'), `the server's environment: ${environ.filter((e) => e.startsWith('MALLOC')).join(', ') || 'no MALLOC_ setting'}`);
+    for (const setting of ['MALLOC_TRIM_THRESHOLD_=131072', 'MALLOC_MMAP_THRESHOLD_=1048576']) {
+      assert.ok(environ.includes(setting), `the server's environment: ${environ.filter((e) => e.startsWith('MALLOC')).join(', ') || 'no MALLOC_ setting'}`);
+    }
     const res = await fetch(`${server.base}/healthz`);
     assert.equal(res.status, 200);
   } finally {

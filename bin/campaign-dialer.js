@@ -6,10 +6,11 @@
 //   good: an idle server on PGlite held 280–300 MB, with it 220–250 MB (issue 11).
 // - MALLOC_MMAP_THRESHOLD_: 1 MB rather than glibc's 128 KB, the threshold that setting the first
 //   fixes. Every block from 128 KB up was a mapping of its own, fresh pages the kernel zeroes and
-//   unmaps when freed; the event deliverer's windows (a read of the log, its forms for webhooks
-//   and streams: a few hundred KB each) took ~10 % of its CPU in page faults. Under 1 MB they are
-//   reused from the heap (bench:event-floor: a third fewer page faults, ~5 % less CPU; an idle
-//   server and bench:api's peak RSS on PGlite the same, issue 14).
+//   unmaps when freed. The event deliverer makes several a read of the log (the rows, their forms
+//   for webhooks and streams: a few hundred KB each); in a profile of bench:events' server, ~10 %
+//   of its samples were page faults, mostly under them. Under 1 MB they are reused from the heap
+//   (bench:event-floor: a third fewer page faults, ~5 % less CPU; an idle server and bench:api's
+//   peak RSS on PGlite the same, issue 14).
 // The campaign-dialer command. The sources are TypeScript; the command runs them compiled into
 // one file, dist/cli.js, which it builds with esbuild whenever a file under src/ is newer (about
 // a third of a second), so `npm install` needs no build step and an edited source is never run

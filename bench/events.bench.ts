@@ -73,6 +73,8 @@ const serverIdle = process.env.BENCH_SERVER === 'idle';
 const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
 /** BENCH_SERVER_NODE_FLAGS: node's (and V8's) flags for the server only, e.g. --single-threaded-gc, which NODE_OPTIONS refuses. */
 const serverNodeFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** BENCH_INTEGRATOR_NODE_FLAGS: the same for the integrator (e.g. --trace-gc: its collections, printed with the bench's output). */
+const integratorNodeFlags = (process.env.BENCH_INTEGRATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /**
  * BENCH_CALLS_PER_SECOND=<n>: each campaign paced at n calls a second (its `frequency`, n × 60 a
  * minute) rather than as fast as the engine goes: whether an engine dialing at a set pace keeps it
@@ -100,7 +102,7 @@ function startBurner(cores: number): () => void {
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; sink: number; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
-  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: profiled(process.execArgv), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./event-readers.ts', import.meta.url), [], { execArgv: [...profiled(process.execArgv), ...integratorNodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url, sink } = await new Promise<{ url: string; sink: number }>((resolve, reject) => {
     child.once('message', (m: { url: string; sink: number }) => resolve(m));
     child.once('exit', (code) => reject(new Error(`the readers' process exited with ${code}`)));

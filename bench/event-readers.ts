@@ -15,7 +15,7 @@
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from '../src/campaign/events.ts';
+import { ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from '../src/campaign/event-id.ts';
 import { verify } from '../src/webhooks/signature.ts';
 
 /** What a reader got: each event once, its lag (receipt − the event's `created`). */

@@ -18,6 +18,7 @@ import { events } from '../db/schema.ts';
 import { json } from '../db/sql.ts';
 import type { CampaignKind } from './kinds.ts';
 
+import { type EventCursor, eventId, ID_BYTES, putEventId } from './event-id.ts';
 import { EventType, type EventTypeName, eventTypes } from './event-types.ts';
 
 export { EventType, type EventTypeName, eventTypes };
@@ -117,11 +118,8 @@ export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   );
 }
 
-/** A reader's position in the log: the last event it has seen (0, 0 before the first). */
-export interface EventCursor {
-  txid: number;
-  id: number;
-}
+export type { EventCursor } from './event-id.ts';
+export { cursorOf, eventId, ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from './event-id.ts';
 export const START: EventCursor = { txid: 0, id: 0 };
 
 /** The most events one webhook delivery may carry: a webhook's batch_size (migration 0030 checks it too). */
@@ -380,31 +378,6 @@ export async function endOfLog(db: Db): Promise<EventCursor> {
   return row ? { txid: Number(row.txid), id: Number(row.id) } : START;
 }
 
-export const ID_PREFIX = 'evt_';
-export const TXID_WIDTH = 11; // base 36: up to 36^11 ≈ 1.3e17 transactions
-export const ROW_WIDTH = 12;
-const ID_BYTES = ID_PREFIX.length + TXID_WIDTH + ROW_WIDTH;
-const ID_PREFIX_BYTES = Buffer.from(ID_PREFIX, 'latin1');
-
-/** The event's public id: sortable as text in the log's order, and decodable to a cursor. */
-export function eventId(row: { txid: number; id: number }): string {
-  const out = Buffer.allocUnsafe(ID_BYTES);
-  putEventId(out, 0, row);
-  return out.toString('latin1');
-}
-
-/** Writes the event's id (`evt_`, its txid and id in base 36, zeros in front) at `to`; returns where it ends. Every id is written here: eventId's, and each rendered event's. */
-function putEventId(out: Buffer, to: number, row: { txid: number; id: number }): number {
-  return putBase36(out, putBase36(out, putAll(out, to, ID_PREFIX_BYTES), row.txid, TXID_WIDTH), row.id, ROW_WIDTH);
-}
-
-/** The cursor an event id stands for; undefined if it is not one of ours. */
-export function cursorOf(id: string): EventCursor | undefined {
-  const m = new RegExp(`^${ID_PREFIX}([0-9a-z]{${TXID_WIDTH}})([0-9a-z]{${ROW_WIDTH}})$`).exec(id);
-  if (!m) return undefined;
-  return { txid: parseInt(m[1], 36), id: parseInt(m[2], 36) };
-}
-
 /**
  * The event as every reader sees it, as JSON text: links made absolute with `base` (e.g.
  * http://host:8000). Built from the stored text without parsing it: a webhook or stream sends
@@ -549,7 +522,6 @@ const HEAD_DATA = ascii('","data":');
 const HEAD_BYTES = HEAD_ID.length + ID_BYTES + HEAD_TYPE.length + HEAD_CREATED.length + HEAD_DATA.length;
 /** Where the id starts in an event's JSON: after `{"id":"`. */
 const ID_AT = HEAD_ID.length;
-const DIGITS_36 = ascii('0123456789abcdefghijklmnopqrstuvwxyz');
 
 /** Each type's name and its JSON string, as bytes (a Server-Sent Events message's `event:` line, an event's `type`). */
 const typeBytesOf = new Map<string, { name: Buffer; json: Buffer }>();
@@ -557,15 +529,6 @@ function typeBytes(type: string): { name: Buffer; json: Buffer } {
   let bytes = typeBytesOf.get(type);
   if (!bytes) typeBytesOf.set(type, (bytes = { name: Buffer.from(type), json: Buffer.from(JSON.stringify(type)) }));
   return bytes;
-}
-
-/** Writes `value` in base 36, `width` digits (zeros in front), at `to`; returns where it ends (eventId's digits). */
-function putBase36(out: Buffer, to: number, value: number, width: number): number {
-  for (let i = to + width - 1; i >= to; i--) {
-    out[i] = DIGITS_36[value % 36];
-    value = Math.floor(value / 36);
-  }
-  return to + width;
 }
 
 /** Whether bytes[from, end) are `other`'s bytes. */

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { eventId } from '../../campaign/events.ts';
+import { eventId } from '../../campaign/event-id.ts';
 import { linker } from '../../http/links.ts';
 import { isoTime } from '../../http/present.ts';
 import type { DeliveryRow, WebhookRow } from './webhook.repository.ts';

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { dbLabel, logCaughtUp, testDatabase } from '../../test/helpers.ts';
-import { appendEvents, type EventCursor, type EventFilter, EventType, type EventTypeName, endOfLog, eventId, eventJson, eventMessages, isoTime, readEvents, readLog, sentEvent, START } from './events.ts';
+import { appendEvents, type EventCursor, type EventFilter, EventType, type EventTypeName, endOfLog, eventJson, eventMessages, isoTime, readEvents, readLog, sentEvent, START } from './events.ts';
+import { eventId } from './event-id.ts';
 import { queryRows } from '../db/database.ts';
 import { EventTail, tailOf } from './event-tail.ts';
 

@@ -16,9 +16,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import { copyOutBinary, type Db, queryRows } from '../db/database.ts';
 import { events } from '../db/schema.ts';
 import { json } from '../db/sql.ts';
+import { type EventCursor, eventId, ID_BYTES, putEventId } from './event-id.ts';
 import type { CampaignKind } from './kinds.ts';
 
-import { type EventCursor, eventId, ID_BYTES, putEventId } from './event-id.ts';
 import { EventType, type EventTypeName, eventTypes } from './event-types.ts';
 
 export { EventType, type EventTypeName, eventTypes };
@@ -118,8 +118,7 @@ export async function appendEvents(db: Db, list: NewEvent[]): Promise<void> {
   );
 }
 
-export type { EventCursor } from './event-id.ts';
-export { cursorOf, eventId, ID_PREFIX, ROW_WIDTH, TXID_WIDTH } from './event-id.ts';
+export type { EventCursor };
 export const START: EventCursor = { txid: 0, id: 0 };
 
 /** The most events one webhook delivery may carry: a webhook's batch_size (migration 0030 checks it too). */

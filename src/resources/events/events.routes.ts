@@ -15,7 +15,8 @@
  * `campaign_id`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badEventPattern, cursorOf, endOfLog, type EventCursor, type EventFilter, eventMessages, presentEvent, readEvents, START } from '../../campaign/events.ts';
+import { badEventPattern, endOfLog, type EventCursor, type EventFilter, eventMessages, presentEvent, readEvents, START } from '../../campaign/events.ts';
+import { cursorOf } from '../../campaign/event-id.ts';
 import { tailOf } from '../../campaign/event-tail.ts';
 import { SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';

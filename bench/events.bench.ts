@@ -71,10 +71,12 @@ const serverIdle = process.env.BENCH_SERVER === 'idle';
  * a larger young generation: what the deliverer's garbage collection costs with it).
  */
 const serverNodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+/** Node's (and V8's) command-line flags from the environment variable `name`, space-separated. */
+const nodeFlags = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
 /** BENCH_SERVER_NODE_FLAGS: node's (and V8's) flags for the server only, e.g. --single-threaded-gc, which NODE_OPTIONS refuses. */
-const serverNodeFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const serverNodeFlags = nodeFlags('BENCH_SERVER_NODE_FLAGS');
 /** BENCH_INTEGRATOR_NODE_FLAGS: the same for the integrator (e.g. --trace-gc: its collections, printed with the bench's output). */
-const integratorNodeFlags = (process.env.BENCH_INTEGRATOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const integratorNodeFlags = nodeFlags('BENCH_INTEGRATOR_NODE_FLAGS');
 /**
  * BENCH_CALLS_PER_SECOND=<n>: each campaign paced at n calls a second (its `frequency`, n × 60 a
  * minute) rather than as fast as the engine goes: whether an engine dialing at a set pace keeps it

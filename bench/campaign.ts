@@ -73,11 +73,16 @@ export async function campaignStatus(server: Server, id: number): Promise<number
   return ((await res.json()) as { status: number }).status;
 }
 
+/** The least span of the sustained window (10 % to 90 % of the calls) that gives a rate: five samples. */
+const SUSTAINED_MIN_MS = 5_000;
+
 /**
  * Waits for the campaign to END (every subscriber done); with `db`, samples the recorded calls
- * each second and returns the rate between 10 % and 90 % of them (the sustained rate).
+ * each second and gives the rate between 10 % and 90 % of them (the sustained rate), unless that
+ * window is shorter than five seconds (a small campaign): then `sustained` is undefined and
+ * callers use `overall`, the calls over the whole campaign's time.
  */
-export async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<{ seconds: number; sustained?: number }> {
+export async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<{ seconds: number; overall: number; sustained?: number }> {
   const started = Date.now();
   const samples: { t: number; done: number }[] = [];
   const ended = async () =>
@@ -92,8 +97,8 @@ export async function runToEnd(server: Server, id: number, n: number, db?: Datab
   const seconds = (Date.now() - started) / 1000;
   const from = samples.find((s) => s.done >= n * 0.1);
   const to = samples.find((s) => s.done >= n * 0.9);
-  const sustained = from && to && to.t > from.t ? (to.done - from.done) / ((to.t - from.t) / 1000) : undefined;
-  return { seconds, sustained };
+  const sustained = from && to && to.t - from.t >= SUSTAINED_MIN_MS ? (to.done - from.done) / ((to.t - from.t) / 1000) : undefined;
+  return { seconds, overall: n / seconds, sustained };
 }
 
 /** Every call of the campaign fully recorded, and billed to the cent. */

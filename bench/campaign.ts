@@ -76,13 +76,20 @@ export async function campaignStatus(server: Server, id: number): Promise<number
 /** The least span of the sustained window (10 % to 90 % of the calls) that gives a rate: five samples. */
 const SUSTAINED_MIN_MS = 5_000;
 
+/** A campaign run to its end: its seconds, its calls/s over them, and its sustained calls/s when it has one. */
+export interface CampaignRun {
+  seconds: number;
+  overall: number;
+  sustained?: number;
+}
+
 /**
  * Waits for the campaign to END (every subscriber done); with `db`, samples the recorded calls
  * each second and gives the rate between 10 % and 90 % of them (the sustained rate), unless that
  * window is shorter than five seconds (a small campaign): then `sustained` is undefined and
  * callers use `overall`, the calls over the whole campaign's time.
  */
-export async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<{ seconds: number; overall: number; sustained?: number }> {
+export async function runToEnd(server: Server, id: number, n: number, db?: Database): Promise<CampaignRun> {
   const started = Date.now();
   const samples: { t: number; done: number }[] = [];
   const ended = async () =>

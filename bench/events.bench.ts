@@ -29,7 +29,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import type { FloorReport } from './floor-reader.ts';
-import { apiRequest, auth, campaign, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
+import { apiRequest, auth, campaign, type CampaignRun, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
 import { backends, cli, cpuSplit, fmt, profiled, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
@@ -147,8 +147,8 @@ async function floorProcess(databaseUrl: string, sink: number): Promise<{ pid: n
 const rate = (r: Pick<ReaderReport, 'seen' | 'first' | 'last'>) => r.seen / Math.max((r.last - r.first) / 1000, 0.001);
 
 /** The three kinds of campaign a round runs, each by a new engine. */
-type Kind = 'off' | 'alone' | 'read';
-const KINDS: Kind[] = ['off', 'alone', 'read'];
+const KINDS = ['off', 'alone', 'read'] as const;
+type Kind = (typeof KINDS)[number];
 const LABEL: Record<Kind, string> = { off: 'event log off', alone: 'event log on, not read', read: 'event log on, read' };
 /**
  * Their order in each round: each kind comes first, second and third once in three rounds, so
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
       await db.db.execute(sql`delete from engine_heartbeats`);
       return { ...result, split: `${split}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`, size };
     };
-    const show = (what: string, run: { seconds: number; overall: number; sustained?: number; split: string; size: number }, note = '') => {
+    const show = (what: string, run: CampaignRun & { split: string; size: number }, note = '') => {
       const sustained = run.sustained === undefined ? 'too short for the sustained rate' : `${fmt(run.sustained)} calls/s sustained`;
       console.log(`${what}: ${fmt(run.size)} calls in ${fmt(run.seconds, 1)} s, ${fmt(run.overall)} calls/s overall, ${sustained}`);
       console.log(`  CPU over the campaign: ${run.split}${note}`);
@@ -288,10 +288,10 @@ async function main(): Promise<void> {
       // A campaign not measured first: the first of a run was always the slowest, by up to 25 %
       // (cold caches, a database without statistics), whatever it measured.
       show('warm-up, event log off, not measured', await measure('benchwarm', 'off', undefined, Math.ceil(calls / 4)));
-      const paces: Record<Kind, { overall: number; sustained?: number }>[] = [];
+      const paces: Record<Kind, CampaignRun>[] = [];
       const deliveries: Delivered[] = [];
       for (let round = 0; round < rounds; round++) {
-        const pace = {} as Record<Kind, { overall: number; sustained?: number }>;
+        const pace = {} as Record<Kind, CampaignRun>;
         for (const kind of ORDERS[round % ORDERS.length]) {
           const name = `bench${kind}${round + 1}`;
           const what = `round ${round + 1}, ${LABEL[kind]}`;

@@ -7,7 +7,7 @@
  * integrator's process (bench/event-readers.ts) at the lowest priority. Prints the
  * events/s delivered to each, the delivery lag (receipt − the event's `created`) p50 and p99,
  * and the engine's calls/s against the same campaign with the event log off (dialer.events =
- * 'off': no event written, nothing to deliver). After a warm-up campaign, BENCH_ROUNDS (default 3)
+ * 'off' in the engine's sessions: no event of its written, nothing to deliver). After a warm-up campaign, BENCH_ROUNDS (default 3)
  * rounds of three campaigns, each by a new engine: log off, log on and not read, log on and read
  * (by a new webhook and new streams), in an order that turns each round. A single run of each
  * differed by up to 12 % from the same run again on these shared machines, more than what is
@@ -181,6 +181,8 @@ interface Delivered {
   floor?: FloorReport;
   /** Seconds from the campaign's end to the webhook's last delivery. */
   behind: number;
+  /** The events written during the campaign, by type: each call's two, and the campaign's start and end. */
+  types: { type: string; n: number }[];
 }
 
 async function main(): Promise<void> {
@@ -194,7 +196,6 @@ async function main(): Promise<void> {
     cli(['user', 'create', '--username', 'bench', '--password', password], backend.env);
     const db = await openDatabase({ url: backend.env.DATABASE_URL });
     const f = await fixture(db);
-    const [{ name: dbName }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
     const server = await startServer(
       backend,
       'bench-admin-password',
@@ -203,17 +204,25 @@ async function main(): Promise<void> {
       serverNodeFlags,
     );
     if (serverIdle) idle(server.pid);
-    const startEngine = () =>
-      startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
+    /**
+     * A new engine, its sessions with the event log `off` or on (dialer.events, as a connection
+     * option: only the engine's, so the API server's writes, e.g. campaign.started on the
+     * campaign's PATCH, are the same whatever the run; an ALTER DATABASE reached only the
+     * server's pooled connections opened after it, so one in some read runs wrote no
+     * campaign.started).
+     */
+    const startEngine = (log: 'on' | 'off') => {
+      const url = new URL(backend.env.DATABASE_URL as string);
+      if (log === 'off') url.searchParams.set('options', '-c dialer.events=off');
+      return startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
       );
+    };
     const ownEvents = async () => (await one<{ n: number }>(db, sql`select count(*)::int as n from events where user_id = ${f.userId}`)).n;
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
     const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<Record<string, number> | void>, size = calls) => {
-      // The engine's connections read the setting when they open: set before it starts.
-      await db.db.execute(sql.raw(log === 'off' ? `alter database "${dbName}" set dialer.events = 'off'` : `alter database "${dbName}" reset dialer.events`));
-      const engine = await startEngine();
+      const engine = await startEngine(log);
       const book = await phonebook(db, f, String(705 + 5 * campaigns++), size);
       const id = await campaign(db, f, book, name, frequency);
       // Every campaign starts from the same state of the database (untimed): its tables vacuumed
@@ -249,6 +258,7 @@ async function main(): Promise<void> {
     const readCampaign = async (name: string) => {
       let webhookId = 0;
       let before = 0;
+      let since = '';
       let stopBurner = () => undefined as void;
       let floor: Awaited<ReturnType<typeof floorProcess>> | undefined;
       const attach = async (): Promise<Record<string, number>> => {
@@ -263,6 +273,7 @@ async function main(): Promise<void> {
         if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
         if (burn > 0) stopBurner = startBurner(burn);
         before = await ownEvents();
+        since = (await one<{ now: string }>(db, sql`select now()::text as now`)).now;
         if (withFloor) floor = await floorProcess(backend.env.DATABASE_URL, integrator.sink);
         return floor ? { 'floor reader': floor.pid } : {};
       };
@@ -270,6 +281,11 @@ async function main(): Promise<void> {
       stopBurner();
       const endedAt = Date.now();
       const expected = (await ownEvents()) - before;
+      // The BRIN index on created finds them; every transaction of the campaign began after `since`.
+      const types = await queryRows<{ type: string; n: number }>(
+        db.db,
+        sql`select type, count(*)::int as n from events where created >= ${since}::timestamptz and user_id = ${f.userId} group by type order by type`,
+      );
       const deadline = Date.now() + 600_000;
       let got = await integrator.report();
       let floorGot = await floor?.report();
@@ -281,7 +297,7 @@ async function main(): Promise<void> {
       integrator.send({ endStream: true });
       floor?.close();
       if (webhookId) await apiRequest(server, 'PATCH', `/rest-api/webhook/${webhookId}/`, { active: false });
-      return { run, delivered: { expected, got, floor: floorGot, behind: (got.hook.last - endedAt) / 1000 } satisfies Delivered };
+      return { run, delivered: { expected, got, floor: floorGot, behind: (got.hook.last - endedAt) / 1000, types } satisfies Delivered };
     };
 
     try {
@@ -310,6 +326,14 @@ async function main(): Promise<void> {
       }
 
       for (const [i, d] of deliveries.entries()) {
+        // Each call writes call.completed and subscriber.final, the campaign campaign.started and campaign.ended.
+        const want: Record<string, number> = { 'call.completed': calls, 'subscriber.final': calls, 'campaign.started': 1, 'campaign.ended': 1 };
+        const counted = new Map(d.types.map((t) => [t.type, t.n]));
+        const off = [...new Set([...Object.keys(want), ...counted.keys()])].filter((type) => (counted.get(type) ?? 0) !== (want[type] ?? 0));
+        console.log(
+          `round ${i + 1}: the events the campaign wrote, by type: ${d.types.map((t) => `${t.type} ${fmt(t.n)}`).join(', ')}` +
+            (off.length ? `; NOT ONE EACH OF ITS CALLS' TWO AND ITS START AND END: ${off.map((type) => `${type} ${fmt(counted.get(type) ?? 0)} (expected ${fmt(want[type] ?? 0)})`).join(', ')}` : '; as expected'),
+        );
         if (d.floor) {
           console.log(`round ${i + 1}: ${fmt(d.expected)} events; the floor reader read ${fmt(d.floor.seen)}, ${fmt(rate(d.floor))} events/s`);
           continue;

@@ -73,6 +73,20 @@ export async function campaignStatus(server: Server, id: number): Promise<number
   return ((await res.json()) as { status: number }).status;
 }
 
+/**
+ * A DATABASE_URL whose sessions write the event log (`on`) or not (`off`: dialer.events as a
+ * connection option), for an engine started to measure what the log costs it. The option
+ * reaches only that process's sessions: the API server beside it writes its events (e.g.
+ * campaign.started on the campaign's PATCH) whatever the run. (An ALTER DATABASE … SET reached
+ * every session opened after it, the server's pooled ones too, and one of them wrote no
+ * campaign.started in a later run with the log on.)
+ */
+export function eventLogUrl(databaseUrl: string, log: 'on' | 'off'): string {
+  const url = new URL(databaseUrl);
+  if (log === 'off') url.searchParams.set('options', '-c dialer.events=off');
+  return url.toString();
+}
+
 /** The least span of the sustained window (10 % to 90 % of the calls) that gives a rate: five samples. */
 const SUSTAINED_MIN_MS = 5_000;
 

@@ -17,7 +17,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
-import { campaign, check, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep, walSince, walState } from './campaign.ts';
+import { campaign, check, eventLogUrl, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep, walSince, walState } from './campaign.ts';
 
 const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
 const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
@@ -106,8 +106,9 @@ async function postgres(backend: Backend): Promise<void> {
   const server = await startServer(backend, 'bench-admin-password');
   // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const startEngine = () =>
-    startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, LOG_LEVEL: 'warn' }, async () =>
+  /** A new engine, its sessions with the event log on or `off` (eventLogUrl: the engine's alone). */
+  const startEngine = (log: 'on' | 'off' = 'on') =>
+    startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: eventLogUrl(backend.env.DATABASE_URL as string, log), LOG_LEVEL: 'warn' }, async () =>
       Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
     );
   let engine = await startEngine();
@@ -133,16 +134,13 @@ async function postgres(backend: Backend): Promise<void> {
 
     if (eventsSubscribers > 0) {
       // The cost of the event log (issue 14: ≤ 10 %): the same campaign with the log turned off
-      // (dialer.events = 'off' on the database: no event built or stored) and on, in the order
-      // off, on, on, off so that neither side has the fresher tables. The engine is restarted
-      // at each switch, since a connection reads the setting when it opens.
-      const [{ name }] = await queryRows<{ name: string }>(db.db, sql`select current_database() as name`);
+      // (dialer.events = 'off' in the engine's sessions: no event built or stored) and on, in the
+      // order off, on, on, off so that neither side has the fresher tables; a new engine each.
       const seconds: Record<'off' | 'on', number[]> = { off: [], on: [] };
       for (const [round, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
-        await db.db.execute(sql.raw(mode === 'off' ? `alter database "${name}" set dialer.events = 'off'` : `alter database "${name}" reset dialer.events`));
         await engine.stop();
         await db.db.execute(sql`delete from engine_heartbeats`);
-        engine = await startEngine();
+        engine = await startEngine(mode);
         const book = await phonebook(db, f, `6${round}0`, eventsSubscribers);
         const id = await campaign(db, f, book, `benchevents${round}`, 10_000_000);
         await patchStatus(server, id, 1);
@@ -151,7 +149,10 @@ async function postgres(backend: Backend): Promise<void> {
         seconds[mode].push(run.seconds);
         console.log(`PostgreSQL: ${fmt(eventsSubscribers)} calls with the event log ${mode}: ${fmt(eventsSubscribers / run.seconds)} calls/s`);
       }
-      await db.db.execute(sql.raw(`alter database "${name}" reset dialer.events`));
+      // The parts after this one run with the log on, as an operator's engine does.
+      await engine.stop();
+      await db.db.execute(sql`delete from engine_heartbeats`);
+      engine = await startEngine();
       const rate = (mode: 'off' | 'on') => (2 * eventsSubscribers) / (seconds[mode][0] + seconds[mode][1]);
       const [events] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where type in ('call.completed', 'subscriber.final')`);
       console.log(

@@ -29,7 +29,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import type { FloorReport } from './floor-reader.ts';
-import { apiRequest, auth, campaign, type CampaignRun, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
+import { apiRequest, auth, campaign, type CampaignRun, check, eventLogUrl, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
 import { backends, cli, cpuSplit, fmt, profiled, startServer, startWorker } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
@@ -204,20 +204,11 @@ async function main(): Promise<void> {
       serverNodeFlags,
     );
     if (serverIdle) idle(server.pid);
-    /**
-     * A new engine, its sessions with the event log `off` or on (dialer.events, as a connection
-     * option: only the engine's, so the API server's writes, e.g. campaign.started on the
-     * campaign's PATCH, are the same whatever the run; an ALTER DATABASE reached only the
-     * server's pooled connections opened after it, so one in some read runs wrote no
-     * campaign.started).
-     */
-    const startEngine = (log: 'on' | 'off') => {
-      const url = new URL(backend.env.DATABASE_URL as string);
-      if (log === 'off') url.searchParams.set('options', '-c dialer.events=off');
-      return startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }, async () =>
+    /** A new engine, its sessions with the event log `off` or on (eventLogUrl: the engine's alone). */
+    const startEngine = (log: 'on' | 'off') =>
+      startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: eventLogUrl(backend.env.DATABASE_URL as string, log), LOG_LEVEL: 'warn' }, async () =>
         Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
       );
-    };
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
     const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<Record<string, number> | void>, size = calls) => {

@@ -114,8 +114,9 @@ export async function runToEnd(server: Server, id: number, n: number, db?: Datab
   const samples: { t: number; done: number }[] = [];
   const ended = async () =>
     db ? (await one<{ status: number }>(db, sql`select status from campaigns where id = ${id}`)).status === 4 : (await campaignStatus(server, id)) === 4;
-  const cdrIds = async (on: Database) =>
-    Number((await one<{ ids: string }>(on, sql`select coalesce(pg_sequence_last_value(pg_get_serial_sequence('cdrs', 'id')), 0)::text as ids`)).ids);
+  /** The CDR ids taken so far (the sequence's last value). */
+  const cdrIds = async (database: Database) =>
+    Number((await one<{ ids: string }>(database, sql`select coalesce(pg_sequence_last_value(pg_get_serial_sequence('cdrs', 'id')), 0)::text as ids`)).ids);
   const before = db ? await cdrIds(db) : 0;
   while (!(await ended())) {
     if (db) samples.push({ t: Date.now(), done: (await cdrIds(db)) - before });

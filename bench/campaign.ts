@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../src/db/database.ts';
-import type { Server } from './support.ts';
+import { type Backend, type Server, startWorker, type Worker } from './support.ts';
 
 export const password = 'bench-user-password';
 export const auth = `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
@@ -74,17 +74,21 @@ export async function campaignStatus(server: Server, id: number): Promise<number
 }
 
 /**
- * A DATABASE_URL whose sessions write the event log (`on`) or not (`off`: dialer.events as a
- * connection option), for an engine started to measure what the log costs it. The option
- * reaches only that process's sessions: the API server beside it writes its events (e.g.
- * campaign.started on the campaign's PATCH) whatever the run. (An ALTER DATABASE … SET reached
- * every session opened after it, the server's pooled ones too, and one of them wrote no
- * campaign.started in a later run with the log on.)
+ * A new engine (`serve --role engine`), ready once it has written its heartbeat; `flags` are
+ * node's (e.g. --cpu-prof). Its sessions write the event log (`on`) or not (`off`: dialer.events
+ * as a connection option on its DATABASE_URL). The option reaches only this process's sessions:
+ * the API server beside it writes its events (e.g. campaign.started on the campaign's PATCH)
+ * whatever the run. (An ALTER DATABASE … SET reached every session opened after it, the server's
+ * pooled ones too, and one of them wrote no campaign.started in a later run with the log on.)
  */
-export function eventLogUrl(databaseUrl: string, log: 'on' | 'off'): string {
-  const url = new URL(databaseUrl);
+export async function startEngine(backend: Backend, db: Database, log: 'on' | 'off' = 'on', flags: string[] = []): Promise<Worker> {
+  const url = new URL(backend.env.DATABASE_URL as string);
   if (log === 'off') url.searchParams.set('options', '-c dialer.events=off');
-  return url.toString();
+  // An engine stopped before this one left its heartbeat: it would read as this one's.
+  await db.db.execute(sql`delete from engine_heartbeats`);
+  return startWorker([...flags, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }, async () =>
+    Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
+  );
 }
 
 /** The least span of the sustained window (10 % to 90 % of the calls) that gives a rate: five samples. */

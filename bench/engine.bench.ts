@@ -16,8 +16,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
-import { type Backend, backends, cli, fmt, type Server, startServer, startWorker, type Worker } from './support.ts';
-import { campaign, check, eventLogUrl, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep, walSince, walState } from './campaign.ts';
+import { type Backend, backends, cli, fmt, type Server, startServer, type Worker } from './support.ts';
+import { campaign, check, fixture, type Fixture, one, password, patchStatus, phonebook, runToEnd, simulator, sleep, startEngine, walSince, walState } from './campaign.ts';
 
 const subscribersPg = Number(process.env.BENCH_SUBSCRIBERS ?? 1_000_000);
 const subscribersPglite = Number(process.env.BENCH_PGLITE_SUBSCRIBERS ?? 50_000);
@@ -106,12 +106,7 @@ async function postgres(backend: Backend): Promise<void> {
   const server = await startServer(backend, 'bench-admin-password');
   // BENCH_PROFILE=<dir>: the engine writes a CPU profile there (node --cpu-prof) when it stops.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  /** A new engine, its sessions with the event log on or `off` (eventLogUrl: the engine's alone). */
-  const startEngine = (log: 'on' | 'off' = 'on') =>
-    startWorker([...profile, 'bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: eventLogUrl(backend.env.DATABASE_URL as string, log), LOG_LEVEL: 'warn' }, async () =>
-      Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
-    );
-  let engine = await startEngine();
+  let engine = await startEngine(backend, db, 'on', profile);
   try {
     const rssStart = engine.rssMb();
     engine.resetPeak();
@@ -139,8 +134,7 @@ async function postgres(backend: Backend): Promise<void> {
       const seconds: Record<'off' | 'on', number[]> = { off: [], on: [] };
       for (const [round, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
         await engine.stop();
-        await db.db.execute(sql`delete from engine_heartbeats`);
-        engine = await startEngine(mode);
+        engine = await startEngine(backend, db, mode, profile);
         const book = await phonebook(db, f, `6${round}0`, eventsSubscribers);
         const id = await campaign(db, f, book, `benchevents${round}`, 10_000_000);
         await patchStatus(server, id, 1);
@@ -151,8 +145,7 @@ async function postgres(backend: Backend): Promise<void> {
       }
       // The parts after this one run with the log on, as an operator's engine does.
       await engine.stop();
-      await db.db.execute(sql`delete from engine_heartbeats`);
-      engine = await startEngine();
+      engine = await startEngine(backend, db, 'on', profile);
       const rate = (mode: 'off' | 'on') => (2 * eventsSubscribers) / (seconds[mode][0] + seconds[mode][1]);
       const [events] = await queryRows<{ n: number }>(db.db, sql`select count(*)::int as n from events where type in ('call.completed', 'subscriber.final')`);
       console.log(

@@ -29,8 +29,8 @@ import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import type { FloorReport } from './floor-reader.ts';
-import { apiRequest, auth, campaign, type CampaignRun, check, eventLogUrl, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, walSince, walState } from './campaign.ts';
-import { backends, cli, cpuSplit, fmt, profiled, startServer, startWorker } from './support.ts';
+import { apiRequest, auth, campaign, type CampaignRun, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, startEngine, walSince, walState } from './campaign.ts';
+import { backends, cli, cpuSplit, fmt, profiled, startServer } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** Rounds of three campaigns (log off, on and not read, on and read; BENCH_ROUNDS, default 3). */
@@ -204,15 +204,10 @@ async function main(): Promise<void> {
       serverNodeFlags,
     );
     if (serverIdle) idle(server.pid);
-    /** A new engine, its sessions with the event log `off` or on (eventLogUrl: the engine's alone). */
-    const startEngine = (log: 'on' | 'off') =>
-      startWorker(['bin/campaign-dialer.js', 'serve', '--role', 'engine'], { ...backend.env, DATABASE_URL: eventLogUrl(backend.env.DATABASE_URL as string, log), LOG_LEVEL: 'warn' }, async () =>
-        Boolean((await one<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`)).n),
-      );
     let campaigns = 0;
     /** One campaign of `size` subscribers run to its end by a new engine; its pace and where the CPU went. */
     const measure = async (name: string, log: 'on' | 'off', before?: () => Promise<Record<string, number> | void>, size = calls) => {
-      const engine = await startEngine(log);
+      const engine = await startEngine(backend, db, log);
       const book = await phonebook(db, f, String(705 + 5 * campaigns++), size);
       const id = await campaign(db, f, book, name, frequency);
       // Every campaign starts from the same state of the database (untimed): its tables vacuumed
@@ -232,7 +227,6 @@ async function main(): Promise<void> {
       const written = await walSince(db, wal);
       await check(db, f, id, size);
       await engine.stop();
-      await db.db.execute(sql`delete from engine_heartbeats`);
       return { ...result, split: `${split}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`, size };
     };
     const show = (what: string, run: CampaignRun & { split: string; size: number }, note = '') => {

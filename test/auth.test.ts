@@ -8,6 +8,7 @@ import { eq, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { queryRows } from '../src/db/database.ts';
+import { LISTEN_APPLICATION_NAME } from '../src/db/listen-postgres.ts';
 import { apiTokens, users } from '../src/db/schema.ts';
 import { hashSecret } from '../src/http/passwords.ts';
 import { changeUser, createToken } from '../src/resources/users/users.service.ts';
@@ -149,7 +150,7 @@ describe(`the user cache is kept current (${dbLabel})`, () => {
   if (onPostgres) {
     test('changes made while the LISTEN connection was lost are not hidden by the cache', async () => {
       const listeners = sql`select pid from pg_stat_activity
-        where datname = current_database() and query ilike 'listen users_changed' and pid <> pg_backend_pid()`;
+        where datname = current_database() and application_name = ${LISTEN_APPLICATION_NAME} and pid <> pg_backend_pid()`;
       const hal = await makeUser(t.database.db, { balance: '1' });
       assert.equal((await detail(hal, hal.auth)).data.balance, 1);
       // Cut the cache's connection, and change the row while it is away.

@@ -13,6 +13,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { PostgresListening } from './listen-postgres.ts';
 import { createPgliteDirectory, PgliteThread } from './pglite-thread.ts';
 import { upgradeOldPglite } from './pglite-upgrade.ts';
 import * as schema from './schema.ts';
@@ -31,8 +32,9 @@ export interface Database {
   readonly pglite?: PgliteThread;
   /**
    * LISTENs on `channel` (a lower-case identifier) until the returned function is called. On
-   * PostgreSQL this holds a connection of its own, outside the pool, and reconnects when it is
-   * lost; the listener is told when it is listening and when it may be missing notifications.
+   * PostgreSQL every channel and listener shares one connection of its own, outside the pool,
+   * which reconnects when it is lost (listen-postgres.ts); the listener is told when it is
+   * listening and when it may be missing notifications.
    */
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -103,6 +105,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('error', (err) => options.log?.warn(`database connection lost: ${err.message}`));
   await waitForServer(pool, url, options);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const listening = new PostgresListening(url);
   return {
     db,
     kind: 'postgres',
@@ -110,8 +113,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     async exec(sqlText) {
       await pool.query(sqlText);
     },
-    listen: (channel, listener) => listenPostgres(url, channel, listener),
+    listen: (channel, listener) => listening.add(channel, listener),
     async close() {
+      await listening.close();
       await pool.end();
     },
   };
@@ -137,55 +141,6 @@ async function waitForServer(pool: pg.Pool, url: string, options: OpenOptions): 
       delay = Math.min(delay * 2, 5000);
     }
   }
-}
-
-/**
- * A dedicated client that LISTENs on `channel`; when its connection is lost it says so and
- * reconnects with backoff (250 ms doubling to 5 s) until stopped.
- */
-async function listenPostgres(url: string, channel: string, listener: Listener): Promise<() => Promise<void>> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-  let stopped = false;
-  let client: pg.Client | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let delay = 250;
-
-  const connect = async (): Promise<void> => {
-    const current = new pg.Client({ connectionString: url });
-    client = current;
-    let lost = false;
-    const onLost = (reason: string) => {
-      if (lost || stopped) return;
-      lost = true;
-      listener.down(reason);
-      current.end().catch(() => {});
-      timer = setTimeout(() => void connect(), delay);
-      timer.unref();
-      delay = Math.min(delay * 2, 5000);
-    };
-    current.on('error', (err) => onLost(err.message));
-    current.on('end', () => onLost('connection closed'));
-    current.on('notification', (message) => {
-      if (message.channel === channel) listener.notify(message.payload ?? '');
-    });
-    try {
-      await current.connect();
-      await current.query(`LISTEN ${channel}`);
-    } catch (err) {
-      onLost((err as Error).message);
-      return;
-    }
-    if (stopped || lost) return;
-    delay = 250;
-    listener.up();
-  };
-
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await client?.end().catch(() => {});
-  };
 }
 
 function redact(url: string): string {

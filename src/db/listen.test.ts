@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { dbLabel, eventually, onPostgres, testDatabase } from '../../test/helpers.ts';
+import { appendEvents, EventType } from '../campaign/events.ts';
 import { type Listener, queryRows } from './database.ts';
 import { LISTEN_APPLICATION_NAME } from './listen-postgres.ts';
 
@@ -51,6 +52,24 @@ describe(`LISTEN (${dbLabel})`, () => {
     assert.ok(await eventually(async () => c.heard.length === 2), 'the channel still has a listener');
     assert.deepEqual(a.heard, ['x'], 'a listener stopped hears nothing more');
     for (const stop of stops.slice(1)) await stop();
+  });
+
+  test('a statement writing events wakes the events channel; with the log off it writes none and wakes nobody', async () => {
+    const readers = recorder();
+    const stop = await database.listen('events', readers);
+    const count = async () => Number((await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from events where type = 'import.finished'`))[0].n);
+    const before = await count();
+    const event = { type: EventType.ImportFinished, userId: null, data: { imported: 1 } } as const;
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local dialer.events = 'off'`);
+      await appendEvents(tx, [event]);
+    });
+    await appendEvents(database.db, [event]);
+    assert.equal(await count(), before + 1, 'the log off wrote nothing');
+    assert.ok(await eventually(async () => readers.heard.length > 0), 'the write with the log on woke the listener');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(readers.heard.length, 1, 'the statement with the log off woke it too');
+    await stop();
   });
 
   if (onPostgres) {

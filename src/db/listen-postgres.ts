@@ -16,8 +16,8 @@ export const LISTEN_APPLICATION_NAME = 'campaign-dialer listen';
 
 export class PostgresListening {
   private readonly channels = new Map<string, Set<Listener>>();
-  /** The connection while it is up, and the channels it LISTENs on. */
-  private live: { client: pg.Client; listened: Set<string> } | undefined;
+  /** The connection while it is up: it LISTENs on every channel of `channels` (LISTEN and UNLISTEN are idempotent). */
+  private live: pg.Client | undefined;
   /** Each change to the connection runs after the one before. */
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -31,14 +31,12 @@ export class PostgresListening {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
     if (this.closed) throw new Error('the database is closed');
     const set = this.channels.get(channel) ?? new Set<Listener>();
+    const first = set.size === 0;
     this.channels.set(channel, set);
     set.add(listener);
     await this.serially(async () => {
       if (!this.live) return this.connect(); // tells every listener up, this one too
-      if (!this.live.listened.has(channel)) {
-        await this.live.client.query(`LISTEN ${channel}`);
-        this.live.listened.add(channel);
-      }
+      if (first) await this.live.query(`LISTEN ${channel}`);
       listener.up();
     });
     return () => this.remove(channel, listener);
@@ -58,7 +56,7 @@ export class PostgresListening {
     await this.serially(async () => {
       if (this.channels.has(channel)) return; // listened to again meanwhile
       if (this.channels.size === 0) return this.end();
-      if (this.live?.listened.delete(channel)) await this.live.client.query(`UNLISTEN ${channel}`);
+      await this.live?.query(`UNLISTEN ${channel}`);
     });
   }
 
@@ -73,20 +71,15 @@ export class PostgresListening {
     clearTimeout(this.timer);
     if (this.closed || this.live || this.channels.size === 0) return;
     const client = new pg.Client({ connectionString: this.url, application_name: LISTEN_APPLICATION_NAME });
-    const listened = new Set<string>();
-    const live = { client, listened };
     client.on('error', (err) => this.lost(err.message, client));
     client.on('end', () => this.lost('connection closed', client));
     client.on('notification', (message) => {
       for (const listener of this.channels.get(message.channel) ?? []) listener.notify(message.payload ?? '');
     });
-    this.live = live;
+    this.live = client;
     await client.connect();
-    for (const channel of this.channels.keys()) {
-      await client.query(`LISTEN ${channel}`);
-      listened.add(channel);
-    }
-    if (this.live !== live) return; // lost meanwhile: told, and retrying
+    for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
+    if (this.live !== client) return; // lost meanwhile: told, and retrying
     this.delay = 250;
     for (const set of this.channels.values()) for (const listener of set) listener.up();
   }
@@ -95,8 +88,8 @@ export class PostgresListening {
    * The connection (`client`, or the live one) is gone: every listener is told, and it connects
    * again after the delay. Said once a connection.
    */
-  private lost(reason: string, client = this.live?.client): void {
-    if (!client || this.live?.client !== client) return;
+  private lost(reason: string, client = this.live): void {
+    if (!client || this.live !== client) return;
     this.live = undefined;
     client.end().catch(() => {});
     if (this.closed || this.channels.size === 0) return;
@@ -108,8 +101,8 @@ export class PostgresListening {
 
   private async end(): Promise<void> {
     clearTimeout(this.timer);
-    const live = this.live;
+    const client = this.live;
     this.live = undefined;
-    await live?.client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }

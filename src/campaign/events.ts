@@ -38,7 +38,7 @@ export interface NewEvent {
  * of bench:engine). Every statement that writes events is gated by it (insertEventsSql), so a log
  * turned off costs nothing per event: not even building its payload.
  */
-export const EVENTS_ON = `coalesce(current_setting('dialer.events', true), 'on') <> 'off'`;
+export const EVENTS_ON = 'dialer_events_on()'; // migration 0036: the trigger that wakes the readers asks it too
 
 /**
  * The one way into the log: an INSERT of the rows of `select` (columns type, user_id,

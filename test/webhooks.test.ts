@@ -97,6 +97,47 @@ const serverAddress = () => (listening ??= app.listen({ port: 0, host: '127.0.0.
 const lifeTypes = ['campaign.started', 'campaign.paused', 'campaign.resumed', 'campaign.ended'];
 
 describe(`webhooks (${dbLabel})`, () => {
+  // First: it needs a database without webhooks, and the only dispatcher its own.
+  test('with no webhook, commits to the log start no rounds (the tick does); a webhook leased, they do again', async () => {
+    await dispatcher.stop();
+    const counted = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console });
+    let rounds = 0;
+    const round = counted.round.bind(counted);
+    counted.round = () => {
+      rounds++;
+      return round();
+    };
+    /** Rounds started over ten commits to the log, 150 ms apart (each one a notification). */
+    const roundsOverCommits = async () => {
+      const before = rounds;
+      for (let i = 0; i < 10; i++) {
+        await appendEvents(db, [{ type: EventType.ImportFinished, userId: alice.id, data: { n: i } }]);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      return rounds - before;
+    };
+    let hookId: number | undefined;
+    await counted.start();
+    try {
+      assert.ok(await eventually(async () => rounds >= 1), 'the first round, at start');
+      const idle = await roundsOverCommits();
+      assert.ok(idle <= 3, `${idle} rounds in 1.5 s of commits with no webhook: only the tick's (one a second)`);
+
+      const r = await receiver();
+      hookId = (await webhook(alice, r.url, ['import.finished'])).id;
+      await appendEvents(db, [{ type: EventType.ImportFinished, userId: alice.id, data: { n: 'after' } }]);
+      assert.ok(await eventually(async () => r.got.some((g) => g.body.includes('"after"')), 5000), 'the tick found the new webhook');
+      const busy = await roundsOverCommits();
+      assert.ok(busy >= 5, `${busy} rounds in 1.5 s of commits with a webhook leased: the notifications start them again`);
+      assert.ok(await eventually(async () => r.got.length >= 11, 5000), `received ${r.got.length} of 11`);
+    } finally {
+      await counted.stop();
+      // Quiet for the tests after this one.
+      if (hookId !== undefined) await call(app, alice.auth, 'PATCH', `/rest-api/webhook/${hookId}/`, { active: false });
+      await restartDispatcher();
+    }
+  });
+
   test('a campaign life reaches the receiver signed, in order, each event once after de-duplication', async () => {
     const r = await receiver();
     const hook = await webhook(alice, r.url, ['campaign.*']);

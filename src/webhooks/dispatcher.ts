@@ -106,6 +106,13 @@ export class WebhookDispatcher {
   private readonly spaced = new SpacedWake(ROUND_SPACING_MS, () => this.startRound());
   private unlisten: (() => Promise<void>) | undefined;
   private stopped = false;
+  /**
+   * The last round leased no webhook: none is active, or other processes hold them all. Until a
+   * round leases one again, the log's notifications start no rounds (on an instance without
+   * webhooks, one each ROUND_SPACING_MS while the engine dials); the tick does, each TICK_MS, and
+   * finds a webhook created or freed meanwhile.
+   */
+  private idle = false;
   private lastPrune = 0;
   private readonly db: Db;
 
@@ -115,7 +122,9 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     this.unlisten = await this.options.database.listen('events', {
-      notify: () => this.wake(),
+      notify: () => {
+        if (!this.idle) this.wake();
+      },
       up: () => this.wake(), // anything missed while not listening is read from the log
       down: () => undefined, // the interval keeps rounds going meanwhile
     });
@@ -157,6 +166,7 @@ export class WebhookDispatcher {
   /** One round: every webhook this process can lease sends what it has. Resolves when done. */
   async round(): Promise<void> {
     const leased = await this.lease();
+    this.idle = leased.length === 0;
     await Promise.all(leased.map((hook) => this.drain(hook).finally(() => this.release(hook.id))));
     if (this.options.retentionDays && Date.now() - this.lastPrune > 3600_000) {
       this.lastPrune = Date.now();

@@ -99,6 +99,7 @@ const lifeTypes = ['campaign.started', 'campaign.paused', 'campaign.resumed', 'c
 describe(`webhooks (${dbLabel})`, () => {
   // First: it needs a database without webhooks, and the only dispatcher its own.
   test('with no webhook, commits to the log start no rounds (the tick does); a webhook leased, they do again', async () => {
+    // Not listening to the log then: its notifications reach nothing of this dispatcher.
     await dispatcher.stop();
     const counted = new WebhookDispatcher({ database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console });
     let rounds = 0;

@@ -180,12 +180,13 @@ export class WebhookDispatcher {
   async round(): Promise<void> {
     const leased = await this.lease();
     if (leased.length) this.lastLeased = Date.now();
-    if (!this.stopped) await this.listening(Date.now() - this.lastLeased < IDLE_AFTER_MS);
     await Promise.all(leased.map((hook) => this.drain(hook).finally(() => this.release(hook.id))));
     if (this.options.retentionDays && Date.now() - this.lastPrune > 3600_000) {
       this.lastPrune = Date.now();
       await pruneEvents(this.db, this.options.retentionDays);
     }
+    // Last: the webhooks leased are released whatever becomes of it.
+    if (!this.stopped) await this.listening(Date.now() - this.lastLeased < IDLE_AFTER_MS);
   }
 
   /** The active webhooks no other process is sending for, leased for LEASE_SECONDS. */

@@ -13,7 +13,7 @@ import { verify } from '../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { sql } from 'drizzle-orm';
 import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
-import { queryRows } from '../src/db/database.ts';
+import { type Database, type Listener, queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
 import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase, testLogger } from './helpers.ts';
 
@@ -423,6 +423,44 @@ describe(`the event log for pollers and as a stream (${dbLabel})`, () => {
       again.map((e) => e.id),
       mine.slice(2).map((e) => e.id),
     );
+  });
+  test('the process listens to the log only while streams are open, and 10 s after the last', async () => {
+    // Its own app on a database whose 'events' LISTENs are counted (the dispatcher's are not among them).
+    let listening = 0;
+    const counted: Database = new Proxy(database, {
+      get: (target, prop) =>
+        prop !== 'listen'
+          ? Reflect.get(target, prop)
+          : async (channel: string, listener: Listener) => {
+              const unlisten = await target.listen(channel, listener);
+              if (channel !== 'events') return unlisten;
+              listening++;
+              return async () => {
+                listening--;
+                await unlisten();
+              };
+            },
+    });
+    const own = await buildApp({ logger: testLogger, database: counted, config });
+    try {
+      const address = await own.listen({ port: 0, host: '127.0.0.1' });
+      const a = await openStream(address, alice.auth);
+      const b = await openStream(address, alice.auth);
+      assert.ok(await eventually(async () => listening === 1), `one LISTEN for both streams (${listening})`);
+      a.close();
+      b.close();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(listening, 1, 'still listening for a client that reconnects');
+      assert.ok(await eventually(async () => listening === 0, 15_000), `not listening 10 s after the last stream closed (${listening})`);
+      const c = await openStream(address, alice.auth);
+      assert.ok(await eventually(async () => listening === 1), 'listening again for a new stream');
+      const campaign = await campaignLife();
+      await c.until((events) => events.filter((e) => e.data.id === campaign).length >= 4);
+      c.close();
+    } finally {
+      await own.close();
+    }
+    assert.equal(listening, 0, 'the app closed: not listening');
   });
 });
 

@@ -136,7 +136,7 @@ export class WebhookDispatcher {
   /**
    * Whether the log's notifications start rounds: only while this process has leased a webhook in
    * the last IDLE_AFTER_MS. Without one (none active, or other processes hold them all) each
-   * notification would wake the process for nothing, ~80 a second while an engine dials, ~0.2 ms
+   * notification would wake the process for nothing, ~80 a second while an engine dials, ~0.3 ms
    * of CPU each on a 2-core machine; the tick's rounds find a webhook created or freed meanwhile.
    */
   private async listening(on: boolean): Promise<void> {

@@ -70,7 +70,7 @@ function readQuery(request: FastifyRequest): { filter: EventFilter; after: Event
  * One LISTEN per process for every open stream: a notification wakes them all (at most every
  * STREAM_WAKE_MS). Only while streams are open: the last one closed, it stops listening after
  * IDLE_AFTER_MS (a notification wakes the process, ~80 a second while an engine dials, each
- * ~0.2 ms of CPU on a 2-core machine; a console tab opened once used to keep them coming).
+ * ~0.3 ms of CPU on a 2-core machine; a console tab opened once used to keep them coming).
  */
 class StreamHub {
   /** Each open stream's wake-up, and how to end it. */

@@ -21,13 +21,13 @@
  */
 import fs from 'node:fs';
 import pg from 'pg';
+import { sleep } from './campaign.ts';
 import { benchDatabase, fmt, startServer } from './support.ts';
 
 const windowSeconds = Number(process.env.BENCH_WAKEUP_SECONDS ?? 5);
 const pairs = Number(process.env.BENCH_WAKEUP_PAIRS ?? 4);
 const rate = Number(process.env.BENCH_WAKEUP_RATE ?? 80);
 const password = 'bench-wakeups-password';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The process's CPU time so far in ns: the sum over its threads (schedstat's first field). */
 function cpuNs(pid: number): number {

@@ -13,7 +13,7 @@ import { verify } from '../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { sql } from 'drizzle-orm';
 import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
-import { type Database, type Listener, queryRows } from '../src/db/database.ts';
+import { type Listener, queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
 import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase, testLogger } from './helpers.ts';
 
@@ -426,48 +426,101 @@ describe(`the event log for pollers and as a stream (${dbLabel})`, () => {
   });
   test('the process listens to the log only while streams are open, and 10 s after the last', async () => {
     // Its own app on a database whose 'events' LISTENs are counted (the dispatcher's are not among them).
-    let listening = 0;
-    const counted: Database = new Proxy(database, {
-      get: (target, prop) =>
-        prop !== 'listen'
-          ? Reflect.get(target, prop)
-          : async (channel: string, listener: Listener) => {
-              const unlisten = await target.listen(channel, listener);
-              if (channel !== 'events') return unlisten;
-              listening++;
-              return async () => {
-                listening--;
-                await unlisten();
-              };
-            },
-    });
-    const own = await buildApp({ logger: testLogger, database: counted, config });
+    const counted = countingListens();
+    const own = await buildApp({ logger: testLogger, database: counted.database, config });
     try {
       const address = await own.listen({ port: 0, host: '127.0.0.1' });
       const a = await openStream(address, alice.auth);
       const b = await openStream(address, alice.auth);
-      assert.ok(await eventually(async () => listening === 1), `one LISTEN for both streams (${listening})`);
+      assert.ok(await eventually(async () => counted.listening === 1), `one LISTEN for both streams (${counted.listening})`);
       a.close();
       b.close();
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      assert.equal(listening, 1, 'still listening for a client that reconnects');
-      assert.ok(await eventually(async () => listening === 0, 15_000), `not listening 10 s after the last stream closed (${listening})`);
+      assert.equal(counted.listening, 1, 'still listening for a client that reconnects');
+      assert.ok(await eventually(async () => counted.listening === 0, 15_000), `not listening 10 s after the last stream closed (${counted.listening})`);
       const c = await openStream(address, alice.auth);
-      assert.ok(await eventually(async () => listening === 1), 'listening again for a new stream');
+      assert.ok(await eventually(async () => counted.listening === 1), 'listening again for a new stream');
       const campaign = await campaignLife();
       await c.until((events) => events.filter((e) => e.data.id === campaign).length >= 4);
       c.close();
     } finally {
       await own.close();
     }
-    assert.equal(listening, 0, 'the app closed: not listening');
+    assert.equal(counted.listening, 0, 'the app closed: not listening');
+  });
+
+  test('while the log moves its readers read it on their own clock, not listening; once it is still they listen again; nothing is missed', async () => {
+    // Its own app and dispatcher, whose 'events' LISTENs are counted; the file's dispatcher would lease the webhook.
+    await dispatcher.stop();
+    const counted = countingListens();
+    const own = await buildApp({ logger: testLogger, database: counted.database, config });
+    const hooks = new WebhookDispatcher({ database: counted.database, publicUrl: 'http://dialer.test', allowPrivate: true, log: console });
+    await hooks.start();
+    let hookId: number | undefined;
+    try {
+      const address = await own.listen({ port: 0, host: '127.0.0.1' });
+      const r = await receiver();
+      hookId = (await webhook(alice, r.url, ['import.finished'])).id;
+      const s = await openStream(address, alice.auth, {}, 'types=import.finished');
+      assert.ok(await eventually(async () => counted.listening === 2), `the stream and the dispatcher listen (${counted.listening})`);
+
+      // A commit every ~20 ms for 2 s: notifications far faster than the readers read (every 100 and 200 ms).
+      const flow = unique('flow');
+      const samples: number[] = [];
+      for (let n = 0; n < 100; n++) {
+        await appendEvents(db, [{ type: EventType.ImportFinished, userId: alice.id, data: { flow, n } }]);
+        samples.push(counted.listening);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const late = samples.slice(50);
+      const quiet = late.filter((n) => n === 0).length;
+      assert.ok(quiet >= late.length / 2, `not listening for most of the flow's second second: ${samples.join('')}`);
+      assert.ok(await eventually(async () => counted.listening === 2, 5000), `both listen again once the log is still (${counted.listening})`);
+
+      const ns = (events: { data: { flow?: string; n?: number | string } }[]) => events.filter((e) => e.data.flow === flow).map((e) => e.data.n);
+      const streamed = await s.until((events) => ns(events).length >= 100);
+      assert.deepEqual(ns(streamed), [...Array(100).keys()], 'the stream: every event once, in order');
+      assert.ok(await eventually(async () => ns(r.got.map((g) => JSON.parse(g.body))).length >= 100, 10_000), 'the webhook: every event');
+      assert.deepEqual(ns(r.got.map((g) => JSON.parse(g.body))), [...Array(100).keys()], 'the webhook: every event once, in order');
+
+      // Listening again: a lone event wakes the stream (nothing else would: it has no clock of its own when the log is still).
+      await appendEvents(db, [{ type: EventType.ImportFinished, userId: alice.id, data: { flow, n: 'lone' } }]);
+      await s.until((events) => ns(events).includes('lone'));
+      s.close();
+    } finally {
+      await hooks.stop();
+      await own.close();
+      if (hookId !== undefined) await call(app, alice.auth, 'PATCH', `/rest-api/webhook/${hookId}/`, { active: false });
+      await restartDispatcher();
+    }
+    assert.equal(counted.listening, 0, 'stopped: not listening');
   });
 });
+
+/** The test database, its 'events' LISTENs counted (those made through it: not the file's dispatcher's). */
+function countingListens() {
+  const counted = { listening: 0, database };
+  counted.database = new Proxy(database, {
+    get: (target, prop) =>
+      prop !== 'listen'
+        ? Reflect.get(target, prop)
+        : async (channel: string, listener: Listener) => {
+            const unlisten = await target.listen(channel, listener);
+            if (channel !== 'events') return unlisten;
+            counted.listening++;
+            return async () => {
+              counted.listening--;
+              await unlisten();
+            };
+          },
+  });
+  return counted;
+}
 
 interface StreamEvent {
   id: string;
   type: string;
-  data: { id?: number };
+  data: { id?: number; flow?: string; n?: number | string };
 }
 
 /** Opens /rest-api/events/ and collects its events. */

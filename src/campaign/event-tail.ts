@@ -52,6 +52,7 @@ export class EventTail {
   private end: EventCursor | undefined;
   private fetching: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  private rowsFetched = 0;
 
   private readonly maxRows: number;
   private readonly window: number;
@@ -88,6 +89,15 @@ export class EventTail {
     };
   }
 
+  /**
+   * How many rows the tail has read from the database: it grows while the log moves. A reader that
+   * sees it grow between two of its reads knows more will come, and reads again on its own clock
+   * rather than wait to be woken (LogMotion, wake-spacing.ts).
+   */
+  get fetched(): number {
+    return this.rowsFetched;
+  }
+
   /** Empties the tail and starts it at `at`. */
   private moveTo(at: EventCursor): void {
     this.rows = [];
@@ -114,6 +124,7 @@ export class EventTail {
   private async readNext(): Promise<void> {
     const from = this.end as EventCursor;
     const read = await readLog(this.db, from, {}, this.window);
+    this.rowsFetched += read.events.length;
     // Moved while reading (a reader ahead): what was read belongs to the old range.
     if (this.end !== from) return;
     this.rows.push(...read.events);

@@ -18,7 +18,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badEventPattern, endOfLog, type EventCursor, type EventFilter, eventMessages, presentEvent, readEvents, START } from '../../campaign/events.ts';
 import { cursorOf } from '../../campaign/event-id.ts';
 import { tailOf } from '../../campaign/event-tail.ts';
-import { SpacedWake } from '../../campaign/wake-spacing.ts';
+import { LogMotion, SpacedWake } from '../../campaign/wake-spacing.ts';
 import type { Database } from '../../db/database.ts';
 import type { AppDeps, Api, Resource } from '../../http/api.ts';
 import { invalid } from '../../http/errors.ts';
@@ -68,9 +68,12 @@ function readQuery(request: FastifyRequest): { filter: EventFilter; after: Event
 
 /**
  * One LISTEN per process for every open stream: a notification wakes them all (at most every
- * STREAM_WAKE_MS). Only while streams are open: the last one closed, it stops listening after
- * IDLE_AFTER_MS (a notification wakes the process, ~80 a second while an engine dials, each
- * ~0.3 ms of CPU on a 2-core machine; a console tab opened once used to keep them coming).
+ * STREAM_WAKE_MS). Only while it is needed (a notification wakes the process, ~80 a second while
+ * an engine dials, each ~0.3 ms of CPU on a 2-core machine):
+ * - while the log moves, the streams read it every STREAM_WAKE_MS on their own, not listening
+ *   (LogMotion): the notifications between two reads would wake the process for nothing;
+ * - the last stream closed, the hub stops listening after IDLE_AFTER_MS (a client reconnecting
+ *   finds it still listening; a console tab opened once used to keep the notifications coming).
  */
 class StreamHub {
   /** Each open stream's wake-up, and how to end it. */
@@ -79,22 +82,19 @@ class StreamHub {
   private idle: NodeJS.Timeout | undefined;
   /** Set by endAll: a stream that opens after it (its request came in as the server began to close) is ended at once. */
   private ending = false;
-  private readonly spaced = new SpacedWake(STREAM_WAKE_MS, () => {
-    for (const wake of this.wakers.keys()) wake();
-  });
+  private readonly spaced = new SpacedWake(STREAM_WAKE_MS, () => this.wakeAll());
+  private readonly motion: LogMotion;
 
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database) {
+    this.motion = new LogMotion(tailOf(database.db), this.spaced);
+  }
 
   async add(wake: () => void, end: () => void): Promise<void> {
     if (this.ending) return end();
     this.wakers.set(wake, end);
     clearTimeout(this.idle);
     this.idle = undefined;
-    this.listening ??= this.database.listen('events', {
-      notify: () => this.spaced.wake(),
-      up: () => this.spaced.wake(),
-      down: () => undefined,
-    });
+    if (!this.motion.polling) this.listen(true); // polling: a wake-up is due
     await this.listening;
   }
 
@@ -103,11 +103,32 @@ class StreamHub {
     if (this.wakers.size > 0 || !this.listening || this.idle) return;
     this.idle = setTimeout(() => {
       this.idle = undefined;
-      const listening = this.listening;
-      this.listening = undefined;
-      void listening?.then((unlisten) => unlisten()).catch(() => undefined);
+      this.listen(false);
     }, IDLE_AFTER_MS);
     this.idle.unref();
+  }
+
+  /** Wakes every stream; reads on its own clock while the log moves, and listens once it is still. */
+  private wakeAll(): void {
+    if (this.wakers.size === 0) return this.motion.stop();
+    for (const wake of this.wakers.keys()) wake();
+    const polling = this.motion.look();
+    this.listen(!polling);
+    if (polling) this.spaced.wake(); // the next read, STREAM_WAKE_MS from this one
+  }
+
+  private listen(on: boolean): void {
+    if (on) {
+      this.listening ??= this.database.listen('events', {
+        notify: () => this.spaced.wake(),
+        up: () => this.spaced.wake(), // what committed before the listening began is read then
+        down: () => undefined,
+      });
+      return;
+    }
+    const listening = this.listening;
+    this.listening = undefined;
+    void listening?.then((unlisten) => unlisten()).catch(() => undefined);
   }
 
   /**

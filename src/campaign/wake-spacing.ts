@@ -73,18 +73,17 @@ export class LogMotion {
     return this.onOwnClock;
   }
 
-  /** Called by the reader at each of its wake-ups: whether it reads on its own clock from now on. */
-  look(): boolean {
+  /**
+   * Called by the reader at each of its wake-ups: whether it reads on its own clock from now on.
+   * `reading`: whether it has anything to read at all (a stream open, a webhook leased); if not, it
+   * is woken by notifications again.
+   */
+  look(reading = true): boolean {
     const crowded = this.spaced.crowded();
     const fetched = this.tail.fetched;
     const moved = fetched !== this.seen;
     this.seen = fetched;
-    this.onOwnClock = this.onOwnClock ? moved : crowded;
+    this.onOwnClock = reading && (this.onOwnClock ? moved : crowded);
     return this.onOwnClock;
-  }
-
-  /** Woken by notifications again: the reader has nothing to read for now. */
-  stop(): void {
-    this.onOwnClock = false;
   }
 }

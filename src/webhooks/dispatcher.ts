@@ -190,9 +190,8 @@ export class WebhookDispatcher {
     }
     // While the log moves, the next round comes ROUND_SPACING_MS after this one on its own, not
     // woken by notifications (LogMotion); without a webhook leased there is nothing to read.
-    const polling = this.motion.look() && leased.length > 0;
-    if (!polling) this.motion.stop();
-    else this.again = true;
+    const polling = this.motion.look(leased.length > 0);
+    if (polling) this.again = true;
     // Last: the webhooks leased are released whatever becomes of it.
     if (!this.stopped) await this.listening(!polling && Date.now() - this.lastLeased < IDLE_AFTER_MS);
   }

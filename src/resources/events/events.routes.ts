@@ -110,9 +110,9 @@ class StreamHub {
 
   /** Wakes every stream; reads on its own clock while the log moves, and listens once it is still. */
   private wakeAll(): void {
-    if (this.wakers.size === 0) return this.motion.stop();
+    const polling = this.motion.look(this.wakers.size > 0);
+    if (this.wakers.size === 0) return;
     for (const wake of this.wakers.keys()) wake();
-    const polling = this.motion.look();
     this.listen(!polling);
     if (polling) this.spaced.wake(); // the next read, STREAM_WAKE_MS from this one
   }

@@ -156,6 +156,8 @@ export interface TestEngineOptions {
   allowPrivate?: boolean;
   /** DATA_DIR: with it the engine prunes recordings by their owners' retention. */
   dataDir?: string;
+  /** The engine's loop (start()): the sleep between passes, and the spacing of its whole passes (default 200 ms). */
+  pollMs?: number;
 }
 
 /** An engine on `clock` (UTC, PostgreSQL's rules for dead engines), logging only errors. */
@@ -173,5 +175,6 @@ export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions =
     config: { timeZone: 'UTC', billingIncrement: opts.billingIncrement ?? 6, webhookAllowPrivate: opts.allowPrivate ?? true, dataDir: opts.dataDir },
     databaseKind: 'postgres',
     engineId: opts.engineId,
+    pollMs: opts.pollMs,
   });
 }

@@ -56,6 +56,8 @@ export interface ScenarioOptions {
   smsDriver?: SmsDriver;
   /** Survey API sections may call loopback addresses (default true, as tests set WEBHOOK_ALLOW_PRIVATE). */
   allowPrivate?: boolean;
+  /** The engine's pollMs (its loop, start()). */
+  pollMs?: number;
 }
 
 export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scenario> {
@@ -88,7 +90,7 @@ export async function scenario(db: Db, opts: ScenarioOptions = {}): Promise<Scen
     .returning({ id: subscribers.id });
   const clock = new ManualClock(opts.clockAt ?? '2026-01-05T09:00:00Z');
   const driver = new ScriptedDriver(clock, opts.script);
-  const engine = makeEngine(db, clock, { driver, billingIncrement: opts.billingIncrement, smsDriver: opts.smsDriver, allowPrivate: opts.allowPrivate });
+  const engine = makeEngine(db, clock, { driver, billingIncrement: opts.billingIncrement, smsDriver: opts.smsDriver, allowPrivate: opts.allowPrivate, pollMs: opts.pollMs });
   return { userId: user.id, user, campaignId: campaign.id, clock, driver, engine, subscriberIds: subs.map((s) => s.id) };
 }
 

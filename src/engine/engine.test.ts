@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
 import { CallRequestStatus, CampaignStatus, SubscriberStatus, campaigns, dncContacts, dncLists, subscribers, users } from '../db/schema.ts';
-import { dbLabel, testDatabase } from '../../test/helpers.ts';
+import { dbLabel, eventually, testDatabase } from '../../test/helpers.ts';
 import { claimCalls } from './dialer.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 import { type CallOutcome, OutcomeWriter } from './outcome.ts';
@@ -209,4 +209,34 @@ test(`max_aleg and the gateway's maximum_call still cap the calls at once when t
   const gateway = await scenario(db, { numbers, campaign: { frequency: 600_000, next_call_at: '2026-01-05T08:59:59.500Z' }, gateway: { maximum_call: 3 }, script: () => ({ hold: true }) });
   assert.equal((await gateway.engine.runOnce()).started, 3);
   await gateway.engine.stop();
+});
+
+test(`after a pass cut short by the claim cap the next ones only claim, until a poll's time has gone; every subscriber dialled once (${dbLabel})`, async () => {
+  // 1,200 subscribers due at once (the last start a second ago, no pace limit): claims of at most 500 (maxPerPass).
+  const numbers = Array.from({ length: 1200 }, (_, i) => `+1555${String(i).padStart(7, '0')}`);
+  const open = [SubscriberStatus.Pending, SubscriberStatus.Pause, SubscriberStatus.InProcess];
+  /** Runs the engine's loop until every subscriber is final; returns how many whole passes (runOnce) it made. */
+  const run = async (pollMs: number) => {
+    const s = await scenario(db, { numbers, pollMs, campaign: { frequency: 1_000_000, next_call_at: '2026-01-05T08:59:59Z' } });
+    let whole = 0;
+    const runOnce = s.engine.runOnce.bind(s.engine);
+    s.engine.runOnce = () => {
+      whole++;
+      return runOnce();
+    };
+    s.engine.start();
+    const left = async () =>
+      (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from subscribers where campaign_id = ${s.campaignId} and status in (${sql.join(open, sql`, `)})`))[0].n;
+    const done = await eventually(async () => (await left()) === 0, 60_000);
+    await s.engine.stop();
+    assert.ok(done, `${await left()} subscribers not final`);
+    const dialled = s.driver.calls.map((c) => c.request.to);
+    assert.equal(dialled.length, numbers.length);
+    assert.equal(new Set(dialled).size, numbers.length, 'a number dialled twice');
+    return whole;
+  };
+  // The loop's first pass is whole and claims 500; the two after it only claim (500, then 200), a minute being far off.
+  assert.equal(await run(60_000), 1);
+  // With no time between whole passes each pass is whole: three at least, one a claim.
+  assert.ok((await run(0)) >= 3);
 });

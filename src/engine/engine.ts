@@ -2,8 +2,10 @@
  * The engine's one loop (house style): it owns polling, pacing and shutdown. Each pass
  * (`runOnce`) ends the campaigns whose time is up, applies ABORT, spools trickled contacts, and
  * for each START campaign claims due subscribers and starts their calls (dialer.ts). Calls run
- * as tasks (call.ts) that record their own outcome. `stop()` stops claiming, waits for the calls
- * in flight (hanging them up after a grace period) and resolves once every one is recorded.
+ * as tasks (call.ts) that record their own outcome. A pass cut short by the claim cap is
+ * followed at once by passes that only claim, for the same campaigns, until a poll's time has
+ * gone since the last whole pass. `stop()` stops claiming, waits for the calls in flight
+ * (hanging them up after a grace period) and resolves once every one is recorded.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -62,6 +64,10 @@ export class Engine {
   private lastRecovery = 0;
   /** The last pass stopped at a claim cap with calls still due: the next one runs at once. */
   private more = false;
+  /** The START campaigns the last whole pass found: the ones a claiming pass claims for. */
+  private live: number[] = [];
+  /** When the last whole pass began (performance.now()). */
+  private lastWholePass = -Infinity;
   private lastBeat = -Infinity;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
@@ -124,10 +130,22 @@ export class Engine {
     const aborted = await this.applyAbort();
     // Appointment reminders (alarms/): due call alarms become subscribers of their reminder campaign, dialled below.
     if (!this.stopping) await runAlarms(this.ctx);
+    this.live = (await startCampaignIds(db, voiceCampaigns)).map((c) => c.id);
+    const started = await this.claimAndDial(this.live);
+    await this.report.live(this.live);
+    await this.pruneRecordings();
+    const messages = await this.sms.runOnce();
+    return { started, ended, aborted, joined, messages };
+  }
+
+  /**
+   * Claims the due subscribers of each of the campaigns and starts their calls; returns how many.
+   * Sets `more` when a claim stopped at its cap with more due, or the engine is full.
+   */
+  private async claimAndDial(campaignIds: number[]): Promise<number> {
     let started = 0;
     this.more = false;
-    const live = await startCampaignIds(db, voiceCampaigns);
-    for (const { id } of live) {
+    for (const id of campaignIds) {
       if (this.stopping) break;
       const room = this.maxInFlight - this.inFlight.size;
       if (room <= 0) {
@@ -150,10 +168,7 @@ export class Engine {
         started++;
       }
     }
-    await this.report.live(live.map((c) => c.id));
-    await this.pruneRecordings();
-    const messages = await this.sms.runOnce();
-    return { started, ended, aborted, joined, messages };
+    return started;
   }
 
   /** Recording retention, at most once an hour (needs DATA_DIR, where the files are). */
@@ -197,17 +212,27 @@ export class Engine {
   /**
    * Runs passes until stop(): one pass, then sleep pollMs or until wake(). A pass cut short by a
    * claim cap is followed by the next at once, or as soon as a call in flight ends when the
-   * engine is full.
+   * engine is full. Within pollMs of the last whole pass that next pass only claims, for the
+   * campaigns that pass found: the rest of a pass (ends, aborts, spooling, alarms, SMS, the
+   * report; about 40 % of a pass's time at the claim cap, in bench:events) need not run a dozen
+   * times a second, and a claim still finds only START campaigns (lockStartCampaign).
    */
   start(): void {
     if (this.running) return;
     this.stopping = false;
     this.running = (async () => {
       while (!this.stopping) {
+        const poll = this.options.pollMs ?? 200;
         try {
-          await this.runOnce();
+          if (this.more && performance.now() - this.lastWholePass < poll) {
+            await this.claimAndDial(this.live);
+          } else {
+            this.lastWholePass = performance.now();
+            await this.runOnce();
+          }
         } catch (err) {
           this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
+          this.more = false; // the next pass, whole, after a poll's time
         }
         if (this.stopping) break;
         if (this.more && this.inFlight.size <= this.maxInFlight / 2) {
@@ -215,7 +240,7 @@ export class Engine {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs ?? 200);
+          const timer = setTimeout(resolve, poll);
           this.wakeUp = () => {
             clearTimeout(timer);
             resolve();

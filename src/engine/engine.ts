@@ -93,6 +93,11 @@ export class Engine {
     return this.options.maxInFlight ?? 5000;
   }
 
+  /** The sleep between passes, and the least time between two whole passes. */
+  private get pollMs(): number {
+    return this.options.pollMs ?? 200;
+  }
+
   /** Calls this engine has in flight. */
   get callsInFlight(): number {
     return this.inFlight.size;
@@ -222,9 +227,8 @@ export class Engine {
     this.stopping = false;
     this.running = (async () => {
       while (!this.stopping) {
-        const poll = this.options.pollMs ?? 200;
         try {
-          if (this.more && performance.now() - this.lastWholePass < poll) {
+          if (this.more && performance.now() - this.lastWholePass < this.pollMs) {
             await this.claimAndDial(this.live);
           } else {
             this.lastWholePass = performance.now();
@@ -240,7 +244,7 @@ export class Engine {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, poll);
+          const timer = setTimeout(resolve, this.pollMs);
           this.wakeUp = () => {
             clearTimeout(timer);
             resolve();

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
           select i / 500, t.type, 2, 3, case when t.type = 'call.completed' then json_build_object(
               'callrequest', '/rest-api/callrequest/' || i || '/', 'results', '[]'::json, 'campaign', '/rest-api/campaigns/3/',
               'callid', md5(i::text)::uuid, 'callerid', '', 'phone_number', '+1555' || lpad(i::text, 7, '0'),
-              'starting_date', to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS+00:00'), 'duration', 0, 'billsec', 0,
+              'starting_date', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'duration', 0, 'billsec', 0,
               'billed_duration', 0, 'call_cost', '0.00000', 'hangup_cause_q850', 16, 'disposition', 'ANSWER', 'amd_status', 0)
             else json_build_object(
               'subscriber', '/rest-api/subscriber-list/' || i || '/', 'campaign', '/rest-api/campaigns/3/', 'kind', 'voice',

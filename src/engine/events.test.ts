@@ -50,6 +50,19 @@ test(`a campaign run to its end: call.completed per call, then campaign.ended (d
   assert.deepEqual(calls.map((e) => e.data.phone_number).sort(), ['+15550101', '+15550102']);
   assert.match(String(calls[0].data.callrequest), /^http:\/\/localhost(:\d+)?\/rest-api\/callrequest\/\d+\/$/);
   assert.equal(calls[0].data.disposition, 'ANSWER');
+  // The CDR's fields in the shapes of the API's read of that CDR (its time: microseconds, Z).
+  const cdrs = await call(app, s.user.auth, 'GET', `/rest-api/cdr/?campaign_id=${s.campaignId}`);
+  assert.equal(cdrs.statusCode, 200, cdrs.body);
+  assert.equal(cdrs.data.count, 2);
+  for (const cdr of cdrs.data.results as Array<Record<string, unknown>>) {
+    const event = calls.find((e) => e.data.callid === cdr.callid);
+    assert.ok(event, `a call.completed for ${String(cdr.callid)}`);
+    for (const field of ['callid', 'callerid', 'phone_number', 'starting_date', 'duration', 'billsec', 'billed_duration', 'call_cost', 'hangup_cause_q850', 'disposition', 'amd_status', 'callrequest', 'campaign']) {
+      assert.deepEqual(event.data[field], cdr[field], field);
+    }
+    assert.match(String(event.data.starting_date), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.deepEqual(event.data.results, []); // no survey answered in these calls
+  }
   assert.equal(events[4].data.why, 'done');
   assert.equal(events[4].data.id, s.campaignId);
 });

@@ -19,6 +19,7 @@ import { insertBilledLegs, type LegRow } from './store/cdrs.ts';
 import { insertRecordings, type NewRecording } from './store/recordings.ts';
 import { type SettledSubscriber, settleSubscribers } from './store/settle-subscribers.ts';
 import { retryCauseOf } from '../campaign/retry-rules.ts';
+import { isoTime } from '../http/present.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
 export function disposition(cause: number, answered: boolean): string {
@@ -85,7 +86,7 @@ function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Ha
     callid: leg.callid,
     callerid: o.callerId,
     phone: leg.phone,
-    started: leg.hangup.startedAt.toISOString(),
+    started: isoTime(leg.hangup.startedAt.toISOString()) as string,
     duration: leg.hangup.duration,
     billsec,
     billed: billedDuration(billsec, increment),

@@ -14,6 +14,7 @@ export interface LegRow {
   callid: string;
   callerid: string;
   phone: string;
+  /** When the leg started, in the API's form (src/http/present.ts isoTime): the CDR's time and, as is, its call.completed's. */
   started: string;
   duration: number;
   billsec: number;
@@ -34,7 +35,7 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
   await tx.execute(sql`
     with legs as (
       select row_number() over () as ord, l.* from jsonb_to_recordset(${json(legs)}) as l(callid text, callerid text, phone text,
-        started timestamptz, duration int, billsec int, billed int, cause int, disposition text, leg_type int, amd int,
+        started text, duration int, billsec int, billed int, cause int, disposition text, leg_type int, amd int,
         callrequest_id bigint, campaign_id int, subscriber_id bigint, contact_id int, user_id int)
     ), priced as (
       select l.*, round(u.call_rate * l.billed::numeric / 60, 5) as cost from legs l left join users u on u.id = l.user_id
@@ -46,6 +47,8 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     ), completed as (
       -- call.completed (issue 14): one per call (its A leg), with the CDR's fields, links, and the
       -- survey's answers in that call (recorded just before, in the same transaction).
+      -- starting_date is the engine's text, already in the API's form, so the event says what a
+      -- read of the CDR says.
       ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(
         'callrequest', '/rest-api/callrequest/' || callrequest_id || '/',
         'results', coalesce((select json_agg(json_build_object('section', '/rest-api/section-template/' || r.section_id || '/',
@@ -59,7 +62,7 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     )
     insert into cdrs (callid, callerid, phone_number, starting_date, duration, billsec, billed_duration, call_cost,
       hangup_cause_q850, disposition, leg_type, amd_status, callrequest_id, campaign_id, subscriber_id, contact_id, user_id)
-    select callid, callerid, phone, started, duration, billsec, billed, coalesce(cost, 0), cause, disposition, leg_type, amd,
+    select callid, callerid, phone, started::timestamptz, duration, billsec, billed, coalesce(cost, 0), cause, disposition, leg_type, amd,
       callrequest_id, campaign_id, subscriber_id, contact_id, user_id
     from priced order by ord`);
 }

@@ -99,6 +99,7 @@ function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Ha
     subscriber_id: o.subscriberId,
     contact_id: o.contactId,
     user_id: o.userId,
+    answered_sections: o.results.length > 0,
   };
 }
 

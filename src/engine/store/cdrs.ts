@@ -28,6 +28,8 @@ export interface LegRow {
   subscriber_id: number;
   contact_id: number | null;
   user_id: number;
+  /** Whether the call recorded survey answers (call_results): only then does its call.completed look them up. */
+  answered_sections: boolean;
 }
 
 /** CDR legs with their cost (the owner's call_rate, SQL numeric), and the owners billed. */
@@ -36,7 +38,7 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     with legs as (
       select row_number() over () as ord, l.* from jsonb_to_recordset(${json(legs)}) as l(callid text, callerid text, phone text,
         started text, duration int, billsec int, billed int, cause int, disposition text, leg_type int, amd int,
-        callrequest_id bigint, campaign_id int, subscriber_id bigint, contact_id int, user_id int)
+        callrequest_id bigint, campaign_id int, subscriber_id bigint, contact_id int, user_id int, answered_sections boolean)
     ), priced as (
       select l.*, round(u.call_rate * l.billed::numeric / 60, 5) as cost from legs l left join users u on u.id = l.user_id
     ), bill as (
@@ -46,14 +48,15 @@ export async function insertBilledLegs(tx: Db, legs: LegRow[]): Promise<void> {
     ), low as (${balanceLowEventsSql('bill')}
     ), completed as (
       -- call.completed (issue 14): one per call (its A leg), with the CDR's fields, links, and the
-      -- survey's answers in that call (recorded just before, in the same transaction).
-      -- starting_date is the engine's text, already in the API's form, so the event says what a
-      -- read of the CDR says.
+      -- survey's answers in that call (recorded just before, in the same transaction; looked up
+      -- only for a call that recorded some). starting_date is the engine's text, already in the
+      -- API's form, so the event says what a read of the CDR says.
       ${insertEventsSql(sql`select 'call.completed', user_id, campaign_id, json_build_object(
         'callrequest', '/rest-api/callrequest/' || callrequest_id || '/',
-        'results', coalesce((select json_agg(json_build_object('section', '/rest-api/section-template/' || r.section_id || '/',
-            'section_order', r.section_order, 'question', r.question, 'response', r.response, 'record_file', r.record_file) order by r.id)
-          from call_results r where r.callrequest_id = priced.callrequest_id), '[]'::json),
+        'results', case when not answered_sections then '[]'::json else coalesce((select json_agg(json_build_object(
+            'section', '/rest-api/section-template/' || r.section_id || '/', 'section_order', r.section_order, 'question', r.question,
+            'response', r.response, 'record_file', r.record_file) order by r.id)
+          from call_results r where r.callrequest_id = priced.callrequest_id), '[]'::json) end,
         'campaign', '/rest-api/campaigns/' || campaign_id || '/',
         'callid', callid, 'callerid', callerid, 'phone_number', phone, 'starting_date', started,
         'duration', duration, 'billsec', billsec, 'billed_duration', billed, 'call_cost', coalesce(cost, 0)::text,

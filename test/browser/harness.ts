@@ -108,7 +108,11 @@ export function browserHarness(options: HarnessOptions): Harness {
       assert.ok(browser, 'the browser is not started yet');
       const context = await browser.newContext({ ...options.context, viewport });
       const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
+      // How long a page's wait may take. 20 s ran out twice on 2026-12-06 on a slow 2-core machine
+      // running the whole suite (two waits for the API's refusal of a form, in two different
+      // tests; each passed when run again alone). Whether slowness or something else, a longer
+      // wait tells the two apart in the next failure's log; it makes no passing test slower.
+      page.setDefaultTimeout(60_000);
       return { context, page };
     },
     submitSignIn,

@@ -23,14 +23,14 @@
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below those with the log off (the mean of the rounds).
  */
-import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import type { FloorReport } from './floor-reader.ts';
 import { apiRequest, auth, campaign, type CampaignRun, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, startEngine, walSince, walState } from './campaign.ts';
-import { backends, cli, cpuSplit, fmt, profiled, startServer } from './support.ts';
+import { backends, cli, cpuSplit, fmt, idle, profiled, startServer } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** Rounds of three campaigns (log off, on and not read, on and read; BENCH_ROUNDS, default 3). */
@@ -86,12 +86,6 @@ const pacedAt = Number(process.env.BENCH_CALLS_PER_SECOND ?? 0);
 const frequency = pacedAt > 0 ? Math.round(pacedAt * 60) : 10_000_000;
 /** BENCH_SETTLE=false: campaigns start on the database as the one before left it (no vacuum, no checkpoint first). */
 const settle = process.env.BENCH_SETTLE !== 'false';
-
-/** Puts process `pid` (all its threads) under SCHED_IDLE. */
-function idle(pid: number): void {
-  const chrt = spawnSync('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)], { encoding: 'utf8' });
-  if (chrt.status !== 0) throw new Error(`chrt --idle failed: ${chrt.stderr}`);
-}
 
 /** Starts the burner (BENCH_BURN); returns its stop. */
 function startBurner(cores: number): () => void {

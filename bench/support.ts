@@ -26,6 +26,12 @@ export function pgAdminUrl(): Promise<string> {
   return adminUrl;
 }
 
+/** Puts process `pid` (all its threads) under SCHED_IDLE: it runs only on a CPU nothing else wants. */
+export function idle(pid: number): void {
+  const chrt = spawnSync('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)], { encoding: 'utf8' });
+  if (chrt.status !== 0) throw new Error(`chrt --idle failed: ${chrt.stderr}`);
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

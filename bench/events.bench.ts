@@ -23,14 +23,14 @@
  * Targets: the webhook keeps up with the engine (≥ 5,000 events/s), lag p99 ≤ 1 s, calls/s at
  * most 10 % below those with the log off (the mean of the rounds).
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import type { ReaderReport, Report } from './event-readers.ts';
 import type { FloorReport } from './floor-reader.ts';
 import { apiRequest, auth, campaign, type CampaignRun, check, fixture, one, password, patchStatus, phonebook, runToEnd, sleep, startEngine, walSince, walState } from './campaign.ts';
-import { backends, cli, cpuSplit, fmt, idle, profiled, startServer } from './support.ts';
+import { backends, cli, cpuSplit, fmt, idle, profiled, startServer, startSpinner } from './support.ts';
 
 const calls = Number(process.env.BENCH_EVENTS_CALLS ?? 1_000_000);
 /** Rounds of three campaigns (log off, on and not read, on and read; BENCH_ROUNDS, default 3). */
@@ -49,9 +49,9 @@ const withFloor = readers.includes('floor');
 const streams = Number(process.env.BENCH_STREAMS ?? 1);
 /**
  * BENCH_BURN=<cores> (e.g. 0.25): during the measured run, a process at normal priority that only
- * spins, that share of one core, in 10 ms slices. With BENCH_READERS=none it measures what that much
- * CPU spent beside the engine costs it on this machine, whatever spends it: the yardstick for the
- * readers' cost.
+ * spins, that share of one core, in 10 ms slices (startSpinner, support.ts). With
+ * BENCH_READERS=none it measures what that much CPU spent beside the engine costs it on this
+ * machine, whatever spends it: the yardstick for the readers' cost.
  */
 const burn = Number(process.env.BENCH_BURN ?? 0);
 /**
@@ -86,15 +86,6 @@ const pacedAt = Number(process.env.BENCH_CALLS_PER_SECOND ?? 0);
 const frequency = pacedAt > 0 ? Math.round(pacedAt * 60) : 10_000_000;
 /** BENCH_SETTLE=false: campaigns start on the database as the one before left it (no vacuum, no checkpoint first). */
 const settle = process.env.BENCH_SETTLE !== 'false';
-
-/** Starts the burner (BENCH_BURN); returns its stop. */
-function startBurner(cores: number): () => void {
-  const busyMs = Math.min(cores, 1) * 10;
-  const code = `const {performance}=require('node:perf_hooks');const slice=()=>{const t=performance.now();while(performance.now()-t<${busyMs});setTimeout(slice,${10 - busyMs})};slice();`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
-  if (burnIdle) idle(child.pid as number);
-  return () => child.kill();
-}
 
 /** The integrator (bench/event-readers.ts): the receiver and the stream client, in a process at the lowest priority. */
 async function readersProcess(): Promise<{ url: string; sink: number; pid: number; send: (m: object) => void; report: () => Promise<Report>; close: () => void }> {
@@ -248,7 +239,7 @@ async function main(): Promise<void> {
           integrator.send({ secret: made.secret });
         }
         if (withStream) integrator.send({ stream: { url: `${server.base}/rest-api/events/`, auth, count: streams } });
-        if (burn > 0) stopBurner = startBurner(burn);
+        if (burn > 0) stopBurner = startSpinner(burn, { idle: burnIdle });
         since = (await one<{ now: string }>(db, sql`select now()::text as now`)).now;
         if (withFloor) floor = await floorProcess(backend.env.DATABASE_URL, integrator.sink);
         return floor ? { 'floor reader': floor.pid } : {};

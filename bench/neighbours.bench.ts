@@ -25,50 +25,41 @@
  *
  * PostgreSQL: BENCH_PG_URL (default the machine's service), or BENCH_PG=private (support.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
 import { sleep } from './campaign.ts';
-import { fmt, idle, pgAdminUrl } from './support.ts';
+import { fmt, pgAdminUrl, type SpinnerOptions, startSpinner } from './support.ts';
 
 const seconds = Number(process.env.BENCH_NEIGHBOUR_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_NEIGHBOUR_ROUNDS ?? 3);
 
-const SPIN = 'for (;;) {}';
-const BURSTS = `const { performance } = require('node:perf_hooks');
-const burst = () => { const t = performance.now(); while (performance.now() - t < 2.5); setTimeout(burst, 7.5); };
-burst();`;
 const JOB = `const o = { a: [1, 2, 3], b: 'x'.repeat(200), c: { d: 1.5, e: null } };
 const t = process.hrtime.bigint();
 let n = 0;
 for (let i = 0; i < 1_500_000; i++) n += JSON.parse(JSON.stringify(o)).b.length;
 process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e6));`;
 
-interface Neighbour {
+/** A neighbour: a spinner of `cores` (startSpinner), or none for `alone`. */
+interface Neighbour extends SpinnerOptions {
   name: string;
-  code?: string;
-  idle?: boolean;
-  nice?: number;
+  cores: number;
 }
 const NEIGHBOURS: Neighbour[] = [
-  { name: 'alone' },
-  { name: 'a core spun under SCHED_IDLE', code: SPIN, idle: true },
-  { name: 'a core spun at nice 19', code: SPIN, nice: 19 },
-  { name: 'a core spun at nice 0', code: SPIN, nice: 0 },
-  { name: 'a quarter core in bursts, SCHED_IDLE', code: BURSTS, idle: true },
-  { name: 'a quarter core in bursts, nice 0', code: BURSTS, nice: 0 },
+  { name: 'alone', cores: 0 },
+  { name: 'a core spun under SCHED_IDLE', cores: 1, idle: true },
+  { name: 'a core spun at nice 19', cores: 1, nice: 19 },
+  { name: 'a core spun at nice 0', cores: 1 },
+  { name: 'a quarter core in bursts, SCHED_IDLE', cores: 0.25, idle: true },
+  { name: 'a quarter core in bursts, nice 0', cores: 0.25 },
 ];
 
-/** Starts the neighbour (none for `alone`); returns its stop. */
+/** Starts the neighbour (none for `alone`), pinned to `cpu` if given, and lets it settle; returns its stop. */
 async function start(n: Neighbour, cpu?: number): Promise<() => void> {
-  if (!n.code) return () => {};
-  const command = [process.execPath, '-e', n.code];
-  const child: ChildProcess = cpu === undefined ? spawn(command[0], command.slice(1), { stdio: 'ignore' }) : spawn('taskset', ['-c', String(cpu), ...command], { stdio: 'ignore' });
-  const pid = child.pid as number;
-  if (n.idle) idle(pid);
-  else os.setPriority(pid, n.nice ?? 0);
+  if (n.cores === 0) return () => {};
+  const stop = startSpinner(n.cores, { ...n, cpu });
   await sleep(300);
-  return () => child.kill();
+  return stop;
 }
 
 /** Round trips a second: `select 1`, each awaited, for `seconds`. */
@@ -106,19 +97,19 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await roundTrips(client); // warm-up, not measured
-  const trips = new Map<string, number[]>(NEIGHBOURS.map((n) => [n.name, []]));
-  const jobs = new Map<string, number[]>(NEIGHBOURS.map((n) => [n.name, []]));
+  const trips = NEIGHBOURS.map(() => [] as number[]);
+  const jobs = NEIGHBOURS.map(() => [] as number[]);
   for (let round = 1; round <= rounds; round++) {
-    for (const n of NEIGHBOURS) {
+    for (const [i, n] of NEIGHBOURS.entries()) {
       const stop = await start(n);
       try {
-        trips.get(n.name)?.push(await roundTrips(client));
+        trips[i].push(await roundTrips(client));
       } finally {
         stop();
       }
       const pinned = await start(n, cpus - 1);
       try {
-        jobs.get(n.name)?.push(compute(0));
+        jobs[i].push(compute(0));
       } finally {
         pinned();
       }
@@ -126,15 +117,15 @@ async function main(): Promise<void> {
     }
   }
   await client.end();
-  const baseTrips = median(trips.get('alone') as number[]);
-  const baseJob = median(jobs.get('alone') as number[]);
+  // NEIGHBOURS[0] is `alone`: the baseline.
+  const baseTrips = median(trips[0]);
+  const baseJob = median(jobs[0]);
   const change = (x: number, base: number) => `${x >= base ? '+' : ''}${fmt(((x - base) / base) * 100, 1)} %`;
   console.log(`neighbour | round trips/s (each round) | against alone | compute job on CPU 0, the neighbour on CPU ${cpus - 1}: ms (each round) | against alone`);
-  for (const n of NEIGHBOURS) {
-    const t = trips.get(n.name) as number[];
-    const j = jobs.get(n.name) as number[];
+  for (const [i, n] of NEIGHBOURS.entries()) {
+    const [t, j] = [trips[i], jobs[i]];
     console.log(
-      `${n.name} | ${fmt(median(t))} (${t.map((x) => fmt(x)).join(', ')}) | ${n.code ? change(median(t), baseTrips) : 'baseline'} | ${fmt(median(j))} (${j.map((x) => fmt(x)).join(', ')}) | ${n.code ? change(median(j), baseJob) : 'baseline'}`,
+      `${n.name} | ${fmt(median(t))} (${t.map((x) => fmt(x)).join(', ')}) | ${i > 0 ? change(median(t), baseTrips) : 'baseline'} | ${fmt(median(j))} (${j.map((x) => fmt(x)).join(', ')}) | ${i > 0 ? change(median(j), baseJob) : 'baseline'}`,
     );
   }
 }

@@ -32,6 +32,36 @@ export function idle(pid: number): void {
   if (chrt.status !== 0) throw new Error(`chrt --idle failed: ${chrt.stderr}`);
 }
 
+export interface SpinnerOptions {
+  /** Under SCHED_IDLE (else at `nice`, default 0). */
+  idle?: boolean;
+  nice?: number;
+  /** Pinned to this CPU (taskset). */
+  cpu?: number;
+}
+
+/**
+ * A process that does nothing but spin: `cores` of one core (at most one), busy that share of
+ * every 10 ms, or all the time for a whole core. The benches' yardstick for what CPU spent beside
+ * the engine costs it, whatever spends it (bench:events' BENCH_BURN, bench:neighbours). Returns
+ * its stop.
+ */
+export function startSpinner(cores: number, options: SpinnerOptions = {}): () => void {
+  const busyMs = Math.min(cores, 1) * 10;
+  const code =
+    busyMs >= 10
+      ? 'for (;;) {}'
+      : `const { performance } = require('node:perf_hooks');
+const slice = () => { const t = performance.now(); while (performance.now() - t < ${busyMs}); setTimeout(slice, ${10 - busyMs}); };
+slice();`;
+  const command = [process.execPath, '-e', code];
+  const child = options.cpu === undefined ? spawn(command[0], command.slice(1), { stdio: 'ignore' }) : spawn('taskset', ['-c', String(options.cpu), ...command], { stdio: 'ignore' });
+  const pid = child.pid as number;
+  if (options.idle) idle(pid);
+  else os.setPriority(pid, options.nice ?? 0);
+  return () => child.kill();
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

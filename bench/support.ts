@@ -95,16 +95,11 @@ export async function benchDatabase(label: string): Promise<{ url: string; drop:
   };
 }
 
-export interface Server {
-  pid: number;
+/** A child process serving HTTP on `port` (`serve`), its RSS sampled every 100 ms. */
+export interface Server extends Worker {
   port: number;
   base: string;
   env: Record<string, string>;
-  /** Highest RSS (MB) seen since the last reset. */
-  peakRssMb(): number;
-  rssMb(): number;
-  resetPeak(): void;
-  stop(): Promise<void>;
 }
 
 export function readRssMb(pid: number): number {
@@ -166,43 +161,17 @@ export function profiled(command: string[]): string[] {
 
 /** Starts a command that serves HTTP on `port`, waits until `readyPath` answers, samples RSS. */
 export async function startProcess(command: string[], env: Record<string, string>, port: number, readyPath: string, nodeFlags: string[] = []): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, profiled([...nodeFlags, ...command]), {
-    env: envFor(command, env),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
   const base = `http://127.0.0.1:${port}`;
-  // Generous: a fresh PGlite directory runs initdb and every migration first, slow on a busy machine.
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+  const answers = async () => {
     try {
-      const res = await fetch(`${base}${readyPath}`);
-      if (res.status < 500) break;
+      return (await fetch(`${base}${readyPath}`)).status < 500;
     } catch {
-      // not listening yet
+      return false; // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('server did not start within 180 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const pid = child.pid as number;
-  let peak = readRssMb(pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, readRssMb(pid))), 100);
-  return {
-    pid,
-    port,
-    base,
-    env,
-    peakRssMb: () => Math.max(peak, readRssMb(pid)),
-    rssMb: () => readRssMb(pid),
-    resetPeak: () => (peak = readRssMb(pid)),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(sampler);
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        process.kill(pid, 'SIGTERM');
-      }),
   };
+  // Generous: a fresh PGlite directory runs initdb and every migration first, slow on a busy machine.
+  const worker = await startWorker([...nodeFlags, ...command], env, answers, 180_000);
+  return { ...worker, port, base, env };
 }
 
 export type Backend = { name: 'PostgreSQL' | 'PGlite'; env: Record<string, string>; cleanup: () => Promise<void> };
@@ -249,22 +218,23 @@ export async function startServer(
   return startProcess(['bin/campaign-dialer.js', 'serve', '--role', role], env, port, '/healthz', nodeFlags);
 }
 
-/** A child process without HTTP (`serve --role engine`), its RSS sampled every 100 ms. */
+/** A child process a benchmark started, its RSS sampled every 100 ms. */
 export interface Worker {
   pid: number;
   rssMb(): number;
+  /** Highest RSS (MB) seen since the last reset. */
   peakRssMb(): number;
   resetPeak(): void;
   stop(): Promise<void>;
 }
 
-/** Starts `command` with `env` and resolves once `ready()` says so (within 60 s). */
-export async function startWorker(command: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<Worker> {
+/** Starts `command` (node's flags first, if any) with `env` and resolves once `ready()` says so (within `timeoutMs`). */
+export async function startWorker(command: string[], env: Record<string, string>, ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<Worker> {
   const child: ChildProcess = spawn(process.execPath, profiled(command), { env: envFor(command, env), stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error(`${command.join(' ')} not ready within 60 s`);
+    if (Date.now() > deadline) throw new Error(`${command.join(' ')} not ready within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const pid = child.pid as number;

@@ -2,6 +2,7 @@
 import { boolean, index, integer, numeric, pgTable, serial, smallint, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { createdDate, updatedDate } from './columns.ts';
+import { SectionType } from './section-type.ts';
 
 export const audioFiles = pgTable(
   'audio_files',
@@ -74,22 +75,7 @@ export const surveyTemplates = pgTable(
 );
 
 /** Section `type` (contract §4). */
-export const SectionType = {
-  PlayMessage: 1,
-  MultiChoice: 2,
-  Rating: 3,
-  CaptureDigits: 4,
-  RecordMessage: 5,
-  CallTransfer: 6,
-  HangUp: 7,
-  Conference: 8,
-  Dnc: 9,
-  SmsMessage: 10,
-  ApiCall: 11,
-  Queue: 12,
-  SpeechRecognition: 13,
-  AsyncApiCall: 14,
-} as const;
+export { SectionType };
 
 export const sectionTemplates = pgTable(
   'section_templates',

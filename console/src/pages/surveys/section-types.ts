@@ -3,24 +3,10 @@
  * name, what the type does in a few words, and the fields it runs with (src/engine/ivr.ts reads
  * those; the rest of a section's columns are ignored for that type, so the form hides them).
  */
+import { SectionType } from '../../../../src/db/schema/section-type.ts';
 import type { Section } from './types.ts';
 
-export const SectionType = {
-  PlayMessage: 1,
-  MultiChoice: 2,
-  Rating: 3,
-  CaptureDigits: 4,
-  RecordMessage: 5,
-  CallTransfer: 6,
-  HangUp: 7,
-  Conference: 8,
-  Dnc: 9,
-  SmsMessage: 10,
-  ApiCall: 11,
-  Queue: 12,
-  SpeechRecognition: 13,
-  AsyncApiCall: 14,
-} as const;
+export { SectionType };
 
 /** The type-specific fields a form may show (common ones — question, script, audio, completed, order — are always shown). */
 export type TypeField =

@@ -76,25 +76,29 @@ export interface Server {
   exited: Promise<number | null>;
 }
 
-/** Starts `serve` on a free port and waits until it listens. */
-export async function startServe(env: Env): Promise<Server> {
-  const child = spawn(bin, ['serve'], { env: childEnv(env) });
+/**
+ * Starts `serve` on a free port and waits until it listens; with `role` engine (no HTTP), until
+ * the engine has started (`base` is then empty).
+ */
+export async function startServe(env: Env, role?: 'all' | 'api' | 'engine'): Promise<Server> {
+  const child = spawn(bin, role ? ['serve', '--role', role] : ['serve'], { env: childEnv(env) });
   servers.add(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const ready = role === 'engine' ? /starting \(role engine\)()/ : /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
   const base = await new Promise<string>((resolve, reject) => {
     // Generous: a first start migrates a new database, which takes a minute on a loaded machine.
-    const timer = setTimeout(() => reject(new Error(`serve did not listen in 180 s:\n${out}`)), 180_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 180 s:\n${out}`)), 180_000);
     child.stdout.on('data', () => {
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = ready.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
       }
     });
-    void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${out}`)));
+    void exited.then((code) => reject(new Error(`serve exited (${code}) before starting:\n${out}`)));
   });
   return { child, base, output: () => out, exited };
 }

@@ -20,7 +20,7 @@ import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { eventId } from '../src/campaign/event-id.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
-import { type Env, freshEnv, type Server, startServe, stop } from './cli-process.ts';
+import { type Env, freshEnv, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, dbLabel, eventually, onPostgres } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-chaos-'));
@@ -141,27 +141,11 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
   }
   const stream = follow(bases);
 
-  const gateway = await api('POST', '/rest-api/gateway/', {
+  const id = await simulatorCampaign(api, api, {
     name: 'chaos',
-    driver: 'simulator',
-    settings: { answer_rate: 0.6, busy_rate: 0.2, noanswer_rate: 0.1, ring_seconds: [0, 1], talk_seconds: [1, 3] },
-  });
-  const book = await api('POST', '/rest-api/phonebook/', { name: 'chaos' });
-  const numbers = Array.from({ length: CONTACTS }, (_, i) => `+1203555${String(i).padStart(4, '0')}`);
-  await api('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: numbers.join(',') });
-  const survey = await api('POST', '/rest-api/survey-template/', { name: 'chaos' });
-  await api('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Hello', script: 'Hello', completed: true });
-  const campaign = await api('POST', '/rest-api/campaigns/', {
-    name: 'chaos',
-    aleg_gateway: gateway.url,
-    object_id: survey.id,
-    phonebook: [book.url],
-    frequency: 1200,
-    maxretry: 2,
-    intervalretry: 1,
-    calltimeout: 2,
-    end_when_done: true,
-    status: 1,
+    contacts: CONTACTS,
+    gateway: { answer_rate: 0.6, busy_rate: 0.2, noanswer_rate: 0.1, ring_seconds: [0, 1], talk_seconds: [1, 3] },
+    campaign: { frequency: 1200, maxretry: 2, intervalretry: 1, calltimeout: 2, end_when_done: true },
   });
 
   // Each process in turn: killed without a word, started again at once on the same database.
@@ -172,7 +156,7 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
     await proc.server.exited;
     proc.server = await startServe(env, proc.role);
   }
-  const ended = await eventually(async () => (await api('GET', `/rest-api/campaigns/${campaign.id}/`)).status === 4, 240_000);
+  const ended = await eventually(async () => (await api('GET', `/rest-api/campaigns/${id}/`)).status === 4, 240_000);
   assert.ok(ended, 'the campaign ended');
 
   // Every reader catches up with the log (a delivery under way at a kill waits out its 60 s lease).
@@ -198,7 +182,6 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
   try {
     const db = database.db;
     const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
-    const id = campaign.id as number;
     // The log as the database holds it: the readers were compared against the API's pages of it.
     const stored = (await queryRows<{ id: number; txid: number }>(db, sql`select id::float8 as id, txid::float8 as txid from events order by txid, id`)).map(eventId);
     assert.deepEqual(log, stored, 'the API pages the whole log, in order');

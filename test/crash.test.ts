@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
+import { simulatorCampaign } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 const bin = path.resolve('bin/campaign-dialer.js');
@@ -102,28 +103,9 @@ function client(base: string, auth: string) {
   };
 }
 
-/** A user, a simulator gateway, a phonebook of `contacts` numbers, a one-section survey, a START campaign. */
-async function setUpCampaign(base: string, opts: { contacts: number; gateway: object; campaign: object }): Promise<number> {
-  const admin = client(base, adminAuth);
-  const gateway = await admin('POST', '/rest-api/gateway/', { name: `sim-${Date.now()}`, driver: 'simulator', settings: opts.gateway });
-  const api = client(base, basic('alice', 'alice-pw'));
-  const book = await api('POST', '/rest-api/phonebook/', { name: 'crash book' });
-  for (let i = 0; i < opts.contacts; i += 10) {
-    const batch = Array.from({ length: Math.min(10, opts.contacts - i) }, (_, j) => `+1203555${String(i + j).padStart(4, '0')}`);
-    await Promise.all(batch.map((contact) => api('POST', '/rest-api/contact/', { contact, phonebook: book.url })));
-  }
-  const survey = await api('POST', '/rest-api/survey-template/', { name: 'crash survey' });
-  await api('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Hello', script: 'Hello' });
-  const campaign = await api('POST', '/rest-api/campaigns/', {
-    name: 'crash campaign',
-    aleg_gateway: gateway.url,
-    object_id: survey.id,
-    phonebook: [book.url],
-    status: 1,
-    ...opts.campaign,
-  });
-  return campaign.id as number;
-}
+/** A simulator campaign of alice's (the gateway the admin's), started: simulatorCampaign in cli-process.ts. */
+const setUpCampaign = (base: string, opts: { contacts: number; gateway: object; campaign: object }): Promise<number> =>
+  simulatorCampaign(client(base, adminAuth), client(base, basic('alice', 'alice-pw')), { name: 'crash', ...opts });
 
 /** The database the processes share, opened by the test (on PGlite: only while no process runs). */
 const openShared = (env: Env): Promise<Database> =>

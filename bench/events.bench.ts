@@ -49,7 +49,7 @@ const withFloor = readers.includes('floor');
 const streams = Number(process.env.BENCH_STREAMS ?? 1);
 /**
  * BENCH_BURN=<cores> (e.g. 0.25): during the measured run, a process at normal priority that only
- * spins, that share of one core, in 10 ms slices (startSpinner, support.ts). With
+ * spins, that share of one core (startSpinner, support.ts: in 10 ms slices, a whole core without pause). With
  * BENCH_READERS=none it measures what that much CPU spent beside the engine costs it on this
  * machine, whatever spends it: the yardstick for the readers' cost.
  */

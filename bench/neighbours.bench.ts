@@ -57,7 +57,7 @@ const NEIGHBOURS: Neighbour[] = [
 /** Starts the neighbour (none for `alone`), pinned to `cpu` if given, and lets it settle; returns its stop. */
 async function start(n: Neighbour, cpu?: number): Promise<() => void> {
   if (n.cores === 0) return () => {};
-  const stop = startSpinner(n.cores, { ...n, cpu });
+  const stop = startSpinner(n.cores, { idle: n.idle, nice: n.nice, cpu });
   await sleep(300);
   return stop;
 }
@@ -117,15 +117,15 @@ async function main(): Promise<void> {
     }
   }
   await client.end();
-  // NEIGHBOURS[0] is `alone`: the baseline.
-  const baseTrips = median(trips[0]);
-  const baseJob = median(jobs[0]);
+  const alone = NEIGHBOURS.findIndex((n) => n.cores === 0); // the baseline
+  const baseTrips = median(trips[alone]);
+  const baseJob = median(jobs[alone]);
   const change = (x: number, base: number) => `${x >= base ? '+' : ''}${fmt(((x - base) / base) * 100, 1)} %`;
   console.log(`neighbour | round trips/s (each round) | against alone | compute job on CPU 0, the neighbour on CPU ${cpus - 1}: ms (each round) | against alone`);
   for (const [i, n] of NEIGHBOURS.entries()) {
     const [t, j] = [trips[i], jobs[i]];
     console.log(
-      `${n.name} | ${fmt(median(t))} (${t.map((x) => fmt(x)).join(', ')}) | ${i > 0 ? change(median(t), baseTrips) : 'baseline'} | ${fmt(median(j))} (${j.map((x) => fmt(x)).join(', ')}) | ${i > 0 ? change(median(j), baseJob) : 'baseline'}`,
+      `${n.name} | ${fmt(median(t))} (${t.map((x) => fmt(x)).join(', ')}) | ${i === alone ? 'baseline' : change(median(t), baseTrips)} | ${fmt(median(j))} (${j.map((x) => fmt(x)).join(', ')}) | ${i === alone ? 'baseline' : change(median(j), baseJob)}`,
     );
   }
 }

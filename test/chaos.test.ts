@@ -10,7 +10,6 @@
  * subscriber.final each, and every event of the log at each reader, signed and in order.
  */
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,8 +19,9 @@ import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { eventId } from '../src/campaign/event-id.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
+import { verify } from '../src/webhooks/signature.ts';
 import { type Env, freshEnv, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
-import { basic, dbLabel, eventually, onPostgres } from './helpers.ts';
+import { basic, dbLabel, eventually, onPostgres, streamEvents } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-chaos-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -50,9 +50,7 @@ function startReceiver() {
       requests++;
       const name = (req.url ?? '/').slice(1);
       const body = Buffer.concat(chunks);
-      const parts = Object.fromEntries(String(req.headers['dialer-signature']).split(',').map((p) => p.split('=', 2)));
-      const mac = crypto.createHmac('sha256', secrets.get(name) ?? '').update(`${parts.t}.`).update(body).digest('hex');
-      if (mac !== parts.v1) badSignatures++;
+      if (!verify(secrets.get(name) ?? '', body, String(req.headers['dialer-signature']))) badSignatures++;
       if (requests % 20 === 0) {
         res.writeHead(500).end('refused, to be retried');
         return;
@@ -82,17 +80,7 @@ function follow(bases: () => string[]) {
           signal: controller.signal,
         });
         assert.equal(res.status, 200);
-        const decoder = new TextDecoder();
-        let buffer = '';
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const id = /^id: (.*)$/m.exec(block)?.[1];
-            if (id && /^event: /m.test(block)) ids.push(id);
-          }
-        }
+        for await (const event of streamEvents<{ id: string }>(res.body!)) ids.push(event.id);
       } catch {
         // its server was killed (or the client stopped): connect again
       }
@@ -156,9 +144,8 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
     await proc.server.exited;
     proc.server = await startServe(env, proc.role);
   }
-  /** Asked every 250 ms (eventually's 20 ms would keep a server busy answering). */
-  const paced = (probe: () => Promise<boolean>) => async () => (await new Promise((resolve) => setTimeout(resolve, 250)), probe());
-  const ended = await eventually(paced(async () => (await api('GET', `/rest-api/campaigns/${id}/`)).status === 4), 240_000);
+  // Asked every 250 ms: every 20 ms would keep a server busy answering.
+  const ended = await eventually(async () => (await api('GET', `/rest-api/campaigns/${id}/`)).status === 4, 240_000, 250);
   assert.ok(ended, 'the campaign ended');
 
   // Every reader catches up with the log (a delivery under way at a kill waits out its 60 s lease).
@@ -172,11 +159,11 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
     return ids;
   };
   let log: string[] = [];
-  const caughtUp = await eventually(paced(async () => {
+  const caughtUp = await eventually(async () => {
     log = await logIds();
     const all = (ids: string[]) => log.every((id) => ids.includes(id));
     return all(receiver.seen.get('ordered') ?? []) && all(receiver.seen.get('batched') ?? []) && all(stream.ids);
-  }), 200_000);
+  }, 200_000, 250);
   await stream.stop();
   for (const proc of procs) await stop(proc.server);
 

@@ -124,13 +124,36 @@ export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/** Polls `probe` until it returns true, for up to `ms`; returns whether it did. */
-export async function eventually(probe: () => Promise<boolean>, ms = 3000): Promise<boolean> {
+/**
+ * Polls `probe` every `everyMs` until it returns true, for up to `ms`; returns whether it did.
+ * (A probe that asks a real server something costly wants a longer pause than the default.)
+ */
+export async function eventually(probe: () => Promise<boolean>, ms = 3000, everyMs = 20): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await probe()) return true;
     if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/**
+ * The events of a Server-Sent Events body (/rest-api/events/) as they arrive: each block's
+ * `data:` line, parsed. Ends with the body; throws when it is cut (aborted, its server killed).
+ */
+export async function* streamEvents<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const data = buffer
+        .slice(0, end)
+        .split('\n')
+        .find((line) => line.startsWith('data: '));
+      buffer = buffer.slice(end + 2);
+      if (data) yield JSON.parse(data.slice(6)) as T;
+    }
   }
 }
 

@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
 import { type Listener, queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
-import { call, dbLabel, eventually, logCaughtUp, testConfig, testDatabase, testLogger } from './helpers.ts';
+import { call, dbLabel, eventually, logCaughtUp, streamEvents, testConfig, testDatabase, testLogger } from './helpers.ts';
 
 // Registered before the database's own after hook (they run in order): the dispatcher and the
 // app, which LISTEN on the database, stop before it closes.
@@ -530,23 +530,9 @@ async function openStream(address: string, auth: string, headers: Record<string,
   assert.equal(res.status, 200);
   assert.match(String(res.headers.get('content-type')), /text\/event-stream/);
   const events: StreamEvent[] = [];
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   const pump = (async () => {
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += decoder.decode(value, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').find((l) => l.startsWith('data: '));
-          if (data) events.push(JSON.parse(data.slice(6)));
-        }
-      }
+      for await (const event of streamEvents<StreamEvent>(res.body!)) events.push(event);
     } catch {
       // aborted
     }

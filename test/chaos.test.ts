@@ -148,7 +148,7 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
   const ended = await eventually(async () => (await api('GET', `/rest-api/campaigns/${id}/`)).status === 4, 240_000, 250);
   assert.ok(ended, 'the campaign ended');
 
-  // Every reader catches up with the log (a delivery under way at a kill waits out its 60 s lease).
+  // Every reader catches up with the log (a delivery under way at a kill waits out its lease, 15 s).
   const logIds = async (): Promise<string[]> => {
     const ids: string[] = [];
     for (let url: string | null = '/rest-api/events/?format=json&after=0&limit=1000'; url; ) {

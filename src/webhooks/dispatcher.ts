@@ -1,7 +1,8 @@
 /**
  * Sends events to webhooks (issue 14 §2), in every server process; the database shares the work.
  *
- * A process leases the active webhooks no other process holds (lease_until, SKIP LOCKED) and,
+ * A process leases the active webhooks no other process holds (lease_until, SKIP LOCKED; its own
+ * id in lease_owner) for LEASE_SECONDS, renews the lease every RENEW_MS while it sends, and,
  * webhooks side by side, sends each one's events in the log's order, one event a delivery (a
  * JSON object) or, for a webhook with a batch_size above 1, up to that many a delivery (a JSON
  * array; the events a delivery carries are taken, or failed and retried, together). A delivery is
@@ -15,10 +16,14 @@
  * A batch's outcome is written in one transaction: a delivered row per delivery taken (2xx within
  * DELIVERY_TIMEOUT_MS), each failed one as pending with its backoff (exponential, with jitter),
  * and the cursor moved past them. At least once: a process killed before that write leaves the
- * cursor where it was, and the batch is sent again (receivers de-duplicate by Dialer-Event-Id).
+ * cursor where it was, and the batch is sent again (receivers de-duplicate by Dialer-Event-Id),
+ * by another process (or the same one restarted) once its lease has run out, within LEASE_SECONDS.
+ * A process that finds its lease gone (its event loop or its database stalled past it, and another
+ * process took the webhook) stops sending for it, and its cursor write does not apply.
  * A webhook failing for GIVE_UP_MS is deactivated, its waiting deliveries marked failed, and a
  * `webhook.disabled` event written.
  */
+import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
@@ -31,7 +36,10 @@ import { EVENT_ID_HEADER, sign, SIGNATURE_HEADER } from './signature.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const GIVE_UP_MS = 24 * 3600_000;
-const LEASE_SECONDS = 60;
+/** How long a lease lasts unrenewed: how long a killed process's webhooks wait for another. */
+export const LEASE_SECONDS = 15;
+/** How often a process renews the leases it holds while it sends: a third of a lease. */
+const RENEW_MS = 5000;
 /** Events read from the log and sent before their outcome is written: a window of the tail (event-tail.ts). */
 const BATCH = 1000;
 /** The header of a delivery of several events: how many its array holds. */
@@ -60,6 +68,10 @@ export interface DispatcherOptions {
 
 interface LeasedWebhook {
   id: number;
+  /** Set when a renewal or a cursor write found the lease held by another process: stop sending for it. */
+  lost?: boolean;
+  /** Set when the drain has ended and the lease is given back: no more renewals. */
+  released?: boolean;
   user_id: number;
   is_admin: boolean;
   ordered: boolean;
@@ -114,6 +126,8 @@ export class WebhookDispatcher {
   private stopped = false;
   private lastPrune = 0;
   private readonly db: Db;
+  /** This process's name on the leases it holds (lease_owner). */
+  private readonly owner = randomUUID();
 
   constructor(private readonly options: DispatcherOptions) {
     this.db = options.database.db;
@@ -183,7 +197,12 @@ export class WebhookDispatcher {
   async round(): Promise<void> {
     const leased = await this.lease();
     if (leased.length) this.lastLeased = Date.now();
-    await Promise.all(leased.map((hook) => this.drain(hook).finally(() => this.release(hook.id))));
+    const renewing = leased.length ? setInterval(() => void this.renew(leased), RENEW_MS) : undefined;
+    try {
+      await Promise.all(leased.map((hook) => this.drain(hook).finally(() => this.release(hook))));
+    } finally {
+      clearInterval(renewing);
+    }
     if (this.options.retentionDays && Date.now() - this.lastPrune > 3600_000) {
       this.lastPrune = Date.now();
       await pruneEvents(this.db, this.options.retentionDays);
@@ -201,7 +220,7 @@ export class WebhookDispatcher {
     return queryRows<LeasedWebhook>(
       this.db,
       sql`with leased as (
-            update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
+            update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS}), lease_owner = ${this.owner}
             where id in (
               select w.id from webhooks w
               where w.active and (w.lease_until is null or w.lease_until < now())
@@ -214,8 +233,31 @@ export class WebhookDispatcher {
     );
   }
 
-  private async release(id: number): Promise<void> {
-    await queryRows(this.db, sql`update webhooks set lease_until = null where id = ${id}`);
+  /**
+   * The leases of `hooks` still being sent for, extended by LEASE_SECONDS; one another process
+   * holds now (this one's ran out) is marked lost, and its drain stops.
+   */
+  private async renew(hooks: LeasedWebhook[]): Promise<void> {
+    const held = hooks.filter((hook) => !hook.lost && !hook.released).map((hook) => hook.id);
+    if (!held.length) return;
+    try {
+      const kept = await queryRows<{ id: number }>(
+        this.db,
+        sql`update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
+            where id = any(${`{${held.join(',')}}`}::int[]) and lease_owner = ${this.owner}
+            returning id`,
+      );
+      const ids = new Set(kept.map((row) => Number(row.id)));
+      for (const hook of hooks) if (held.includes(hook.id) && !ids.has(hook.id) && !hook.released) hook.lost = true;
+    } catch (err) {
+      // Not renewed this time: the lease has two more chances before it runs out.
+      this.options.log.warn(`webhooks: renewing leases: ${(err as Error).message}`);
+    }
+  }
+
+  private async release(hook: LeasedWebhook): Promise<void> {
+    hook.released = true;
+    await queryRows(this.db, sql`update webhooks set lease_until = null, lease_owner = null where id = ${hook.id} and lease_owner = ${this.owner}`);
   }
 
   /**
@@ -249,14 +291,14 @@ export class WebhookDispatcher {
     for (;;) {
       const after = { txid: Number(hook.cursor_txid), id: Number(hook.cursor_id) };
       const read = await tailOf(this.db).read(after, filter, BATCH);
-      if (this.stopped) return;
+      if (this.stopped || hook.lost) return;
       const deliveries = this.deliveries(hook, read.events);
       const sent = hook.ordered ? await this.sendInOrder(hook, deliveries) : await this.sendAtOnce(hook, deliveries);
       // The cursor passes the whole window when every delivery of it went (taken, or failed and
       // now waiting), else only the events of those sent.
       const end = sent.length === deliveries.length ? read.end : sent.at(-1)?.events.at(-1);
       await this.record(hook, sent, end);
-      if ((hook.ordered && sent.at(-1)?.attempt.ok === false) || sent.length < deliveries.length || !read.full) return;
+      if ((hook.ordered && sent.at(-1)?.attempt.ok === false) || sent.length < deliveries.length || !read.full || hook.lost) return;
     }
   }
 
@@ -272,7 +314,7 @@ export class WebhookDispatcher {
   private async sendInOrder(hook: LeasedWebhook, deliveries: Delivery[]): Promise<Sent[]> {
     const sent: Sent[] = [];
     for (const delivery of deliveries) {
-      if (this.stopped) break;
+      if (this.stopped || hook.lost) break;
       const attempt = await this.send(hook, delivery.events);
       sent.push({ ...delivery, attempt });
       if (!attempt.ok) break;
@@ -288,7 +330,7 @@ export class WebhookDispatcher {
     const sent: (Sent | undefined)[] = new Array(deliveries.length);
     let next = 0;
     const worker = async () => {
-      while (next < deliveries.length && !this.stopped) {
+      while (next < deliveries.length && !this.stopped && !hook.lost) {
         const at = next++;
         sent[at] = { ...deliveries[at], attempt: await this.send(hook, deliveries[at].events) };
       }
@@ -301,22 +343,31 @@ export class WebhookDispatcher {
   /**
    * The outcome of deliveries sent, in one transaction: a row for each delivery taken (or the
    * waiting one's row updated), each failed one pending with its backoff, and the cursor moved
-   * to `end` (past new events read; a failed one now waits as a delivery of its own).
+   * to `end` (past new events read; a failed one now waits as a delivery of its own). The cursor
+   * moves only while this process holds the lease: one that lost it leaves the events after the
+   * cursor, and its failures, to the process that holds it now.
    */
   private async record(hook: LeasedWebhook, sent: Sent[], end: EventCursor | undefined): Promise<void> {
     const moved = end !== undefined && (end.txid !== Number(hook.cursor_txid) || end.id !== Number(hook.cursor_id));
     if (sent.length === 0 && !moved) return;
     const taken = sent.filter((s) => s.attempt.ok);
-    const failures = sent.filter((s) => !s.attempt.ok);
+    const failures = hook.lost ? [] : sent.filter((s) => !s.attempt.ok);
     // What went and where the cursor is now: one statement (a round trip and a commit), which is
     // all a batch that went whole (most of the day) writes.
     const delivered = taken.length ? deliveredSql(hook.id, taken) : undefined;
-    const cursor = moved ? sql`update webhooks set cursor_txid = ${end.txid}, cursor_id = ${end.id} where id = ${hook.id}` : undefined;
+    const cursor = moved
+      ? sql`update webhooks set cursor_txid = ${end.txid}, cursor_id = ${end.id} where id = ${hook.id} and lease_owner = ${this.owner} returning id`
+      : undefined;
     const statement = delivered && cursor ? sql`with delivered as (${delivered}) ${cursor}` : (delivered ?? cursor);
-    if (failures.length === 0) await queryRows(this.db, statement as SQL);
+    const write = async (db: Db) => {
+      if (!statement) return;
+      const rows = await queryRows(db, statement);
+      if (cursor && rows.length === 0) hook.lost = true;
+    };
+    if (failures.length === 0) await write(this.db);
     else {
       await this.db.transaction(async (tx) => {
-        if (statement) await queryRows(tx, statement);
+        await write(tx);
         for (const failure of failures) {
           if (failure.waiting) {
             await this.failed(hook, failure.waiting, failure.attempt, tx);
@@ -333,11 +384,11 @@ export class WebhookDispatcher {
         }
       });
     }
-    if (moved) {
+    if (moved && !hook.lost) {
       hook.cursor_txid = String(end.txid);
       hook.cursor_id = String(end.id);
     }
-    if (sent.length && failures.length === 0) await this.recovered(hook);
+    if (sent.length && !hook.lost && sent.every((s) => s.attempt.ok)) await this.recovered(hook);
   }
 
   /** A webhook that was failing took a delivery: it is no longer failing. */

@@ -43,8 +43,10 @@ export const webhooks = pgTable('webhooks', {
   cursor_txid: bigint('cursor_txid', { mode: 'number' }).notNull().default(0),
   cursor_id: bigint('cursor_id', { mode: 'number' }).notNull().default(0),
   failing_since: timestamptz('failing_since'),
-  /** While a server process sends its deliveries (in order, one at a time). */
+  /** While a server process sends its deliveries (in order, one at a time); renewed while it does. */
   lease_until: timestamptz('lease_until'),
+  /** The process holding the lease: a random id of its dispatcher (migration 0037). */
+  lease_owner: varchar('lease_owner', { length: 40 }),
   created_date: createdDate(),
   updated_date: updatedDate(),
 });

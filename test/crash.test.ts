@@ -252,4 +252,79 @@ if (onPostgres) {
       await Promise.all([apiProc, ...engines].map((p) => p.exited));
     }
   });
+
+  /**
+   * Two engine processes (and an API process) with long calls in flight on both; `stall` stops
+   * and continues them (SIGSTOP, SIGCONT: a process that stalls without dying, as a paused VM or
+   * a database out of reach makes it). Then the campaign must end with every subscriber final,
+   * count_attempt the calls placed, and each call written once: one A-leg CDR and one
+   * call.completed. Returns the calls closed as ENGINE_RESTART.
+   */
+  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>): Promise<{ restarted: number; output: string }> => {
+    const env = await freshEnv(name);
+    await createUsers(env);
+    const apiProc = await serve(env, 'api');
+    const engines = await Promise.all([serve(env, 'engine'), serve(env, 'engine')]);
+    const output = () => engines.map((e) => e.output()).join('\n');
+    const database = await openShared(env);
+    try {
+      const db = database.db;
+      await waitFor(output, 30_000, async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`))[0].n >= 2);
+      const campaignId = await setUpCampaign(apiProc.base, {
+        contacts: 20,
+        gateway: { answer_rate: 1, ring_seconds: [0, 0], talk_seconds: [30, 30] },
+        campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true },
+      });
+      // Both engines have calls up.
+      await waitFor(output, 30_000, async () => {
+        const rows = await queryRows<{ engine_id: string }>(db, sql`select distinct engine_id from callrequests where campaign_id = ${campaignId} and status = 7`);
+        return engines.every((e) => rows.some((r) => r.engine_id.includes(`-${e.child.pid}-`)));
+      });
+      await stall(engines);
+      const api = client(apiProc.base, basic('alice', 'alice-pw'));
+      await waitFor(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
+      const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
+      const calls = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId}`);
+      assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
+      assert.equal(
+        await count(sql`select count(*)::int as n from subscribers s where campaign_id = ${campaignId} and count_attempt <> (select count(*) from callrequests r where r.subscriber_id = s.id)`),
+        0,
+        'count_attempt counts the calls placed',
+      );
+      assert.deepEqual(await dialledTwice(db, campaignId), []);
+      assert.equal(await count(sql`select count(*)::int as n from cdrs where campaign_id = ${campaignId} and leg_type = 1`), calls, `one A-leg CDR a call (${calls} calls)`);
+      assert.equal(await count(sql`select count(distinct callrequest_id)::int as n from cdrs where campaign_id = ${campaignId}`), calls, 'a CDR for each call');
+      assert.equal(await count(sql`select count(*)::int as n from events where type = 'call.completed' and campaign_id = ${campaignId}`), calls, 'one call.completed a call');
+      const restarted = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and hangup_cause = 'ENGINE_RESTART'`);
+      return { restarted, output: output() };
+    } finally {
+      await database.close();
+      for (const p of [apiProc, ...engines]) p.child.kill('SIGCONT');
+      for (const p of [apiProc, ...engines]) p.child.kill('SIGTERM');
+      await Promise.all([apiProc, ...engines].map((p) => p.exited));
+    }
+  };
+
+  test('an engine stalled past its heartbeat: another closes its calls and retries them; its late outcomes are not written again (PostgreSQL)', { timeout: 240_000 }, async () => {
+    const { restarted, output } = await stalledPair('stalled-one', async ([a]) => {
+      a.child.kill('SIGSTOP');
+      // The other engine takes it for dead (15 s silent, at its next recovery) and closes its calls.
+      await new Promise((resolve) => setTimeout(resolve, 30_000));
+      a.child.kill('SIGCONT');
+    });
+    assert.ok(restarted > 0, 'the stalled engine\'s calls were closed as ENGINE_RESTART');
+    assert.ok(/no heartbeat for \d+ s/.test(output), `the stalled engine said it had been silent:\n${output.slice(-3000)}`);
+  });
+
+  test('two engines stalled together, one back before the other: neither takes the other for dead (PostgreSQL)', { timeout: 240_000 }, async () => {
+    const { restarted } = await stalledPair('stalled-both', async ([a, b]) => {
+      a.child.kill('SIGSTOP');
+      b.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      b.child.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      a.child.kill('SIGCONT');
+    });
+    assert.equal(restarted, 0, 'no call closed as ENGINE_RESTART');
+  });
 }

@@ -23,6 +23,7 @@ import { SmsEngine } from './sms/engine.ts';
 import { runAlarms } from './alarms/alarms.ts';
 import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/campaigns.ts';
 import { voiceKind as voiceCampaigns } from '../campaign/kinds.ts';
+import { closedCalls } from './store/callrequests.ts';
 import { forgetEngine } from './store/heartbeats.ts';
 import { abortPendingSubscribers } from './store/subscribers.ts';
 
@@ -68,7 +69,11 @@ export class Engine {
   private live: number[] = [];
   /** When the last whole pass began (performance.now()). */
   private lastWholePass = -Infinity;
+  /** When this engine's heartbeat last went through: by its clock, and in real time (performance.now()). */
   private lastBeat = -Infinity;
+  private lastBeatReal = -Infinity;
+  /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
+  private holdRecoveryUntil = -Infinity;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
   /** Subscribers held by contact caps or calling hours, released once at the first pass (contact-waits.ts). */
@@ -83,7 +88,7 @@ export class Engine {
     this.options = options;
     const engineId = options.engineId ?? `${os.hostname().slice(0, 30)}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
     this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
-    this.writer = new OutcomeWriter(options.db, options.config.billingIncrement);
+    this.writer = new OutcomeWriter(options.db, options.config.billingIncrement, { log: options.log });
     this.ctx.smsDrivers = options.smsDrivers;
     this.sms = new SmsEngine(this.ctx, () => this.stopping);
     this.report = new CampaignReport(this.ctx, voiceKind);
@@ -103,20 +108,54 @@ export class Engine {
     return this.inFlight.size;
   }
 
-  /** Closes calls left in flight by dead engines (run at start, then every few seconds). */
+  private get staleMs(): number {
+    return this.options.staleMs ?? 15_000;
+  }
+
+  /**
+   * Closes calls left in flight by dead engines (run at start, then every few seconds). Not while
+   * this engine is just back from a silence of its own (beatNow()).
+   */
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();
-    await beat(this.ctx);
-    const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.options.staleMs ?? 15_000 };
+    await this.beatNow();
+    if (performance.now() < this.holdRecoveryUntil) return 0;
+    const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.staleMs };
     return (await recoverOrphans(this.ctx, dead)) + (await this.sms.recover(dead));
   }
 
   /** Beats at most once a second (back-to-back passes would each commit one). */
   private async heartbeat(): Promise<void> {
+    if (Math.abs(this.ctx.clock.now().getTime() - this.lastBeat) < 1000) return;
+    await this.beatNow();
+  }
+
+  /**
+   * Writes the heartbeat. On PostgreSQL, when the last one went through long ago (a third of
+   * staleMs: the database out of reach, or this process stalled), this engine was silent too:
+   * - for staleMs it takes no other engine for dead. The others were likely cut off the same
+   *   way, and come back beating within that time; a dead one is recovered after it. Without
+   *   this, the first engine back after a database outage would close the calls of every other
+   *   and dial their subscribers again while those calls were still up;
+   * - silent longer than staleMs, it may itself have been taken for dead, its calls closed as
+   *   ENGINE_RESTART and retried: it hangs up those of its calls that are closed (their outcomes
+   *   are not written, outcome.ts), so the person is not kept on a call nobody records.
+   */
+  private async beatNow(): Promise<void> {
     const now = this.ctx.clock.now().getTime();
-    if (Math.abs(now - this.lastBeat) < 1000) return;
     await beat(this.ctx);
+    // Silence is real time: a test's clock that leaps ahead is not a silence.
+    const real = performance.now();
+    const silent = real - this.lastBeatReal;
     this.lastBeat = now;
+    this.lastBeatReal = real;
+    if (this.options.databaseKind !== 'postgres' || !Number.isFinite(silent) || silent <= this.staleMs / 3) return;
+    this.holdRecoveryUntil = real + this.staleMs;
+    this.ctx.log.warn(`engine: no heartbeat for ${Math.round(silent / 1000)} s (the database out of reach, or this process stalled); it takes no other engine for dead for ${this.staleMs / 1000} s`);
+    if (silent <= this.staleMs) return;
+    const closed = await closedCalls(this.ctx.db, [...this.inFlight.keys()]);
+    for (const id of closed) void this.inFlight.get(id)?.call?.hangup(Q850.NormalClearing).catch(() => undefined);
+    if (closed.length) this.ctx.log.warn(`engine: ${closed.length} of its calls were closed by another engine's recovery meanwhile; hung up`);
   }
 
   /** One scheduling pass. */

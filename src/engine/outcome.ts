@@ -4,7 +4,10 @@
  * survey's answers, the callrequest's status and the subscriber's (SENT/COMPLETED, or back to
  * PENDING for a retry, or FAIL when no attempt is left). Several outcomes may share that
  * transaction (`recordOutcomes`, set-based: one statement per table whatever their number), so
- * each outcome's writes still commit or roll back together. `OutcomeWriter` gathers the
+ * each outcome's writes still commit or roll back together. A call no longer CALLING when its
+ * outcome comes (another engine took this one for dead and closed it as ENGINE_RESTART, then
+ * retried its subscriber: recover.ts) is not written again: one CDR, one charge, one
+ * call.completed a call. `OutcomeWriter` gathers the
  * outcomes of calls ending close together into such batches; when a batch fails, it writes its
  * outcomes one by one, so one bad outcome cannot take the others down.
  */
@@ -150,26 +153,39 @@ function recordingRows(outcomes: CallOutcome[]): NewRecording[] {
   });
 }
 
-/** Records several outcomes in one transaction, set-based: all of them or none. */
-export async function recordOutcomes(db: Db, outcomes: CallOutcome[], billingIncrement: number): Promise<void> {
-  if (!outcomes.length) return;
-  await db.transaction(async (tx) => {
-    // The answers first: each call's call.completed event, written with its CDR, carries them.
+/**
+ * Records several outcomes in one transaction, set-based: all of them or none. Returns the
+ * callrequest ids of those not written because their call was closed meanwhile.
+ */
+export async function recordOutcomes(db: Db, all: CallOutcome[], billingIncrement: number): Promise<number[]> {
+  if (!all.length) return [];
+  return db.transaction(async (tx) => {
+    // The calls first: only those still CALLING are written.
+    const settled = await settleCallrequests(tx, callRows(all));
+    const outcomes = all.filter((o) => settled.has(o.callrequestId));
+    const closed = all.filter((o) => !settled.has(o.callrequestId)).map((o) => o.callrequestId);
+    if (!outcomes.length) return closed;
+    // The answers before the CDRs: each call's call.completed event, written with its CDR, carries them.
     const results = outcomes.flatMap((o) => o.results.map((r) => ({ callrequest_id: o.callrequestId, ...r })));
     if (results.length) await insertCallResults(tx, results);
     await insertBilledLegs(tx, legRows(outcomes, billingIncrement));
-    await settleCallrequests(tx, callRows(outcomes));
     await settleSubscribers(tx, subscriberRows(outcomes));
     await insertRecordings(tx, recordingRows(outcomes));
     // Caller-id rotation: the numbers' ended and answered calls, and their rest (store/callerids.ts).
     const shown = outcomes.filter((o) => o.callerIdId != null);
     await countCallerIdOutcomes(tx, shown.map((o) => ({ id: o.callerIdId as number, answered: o.hangup.answeredAt !== null, ended: o.hangup.endedAt.toISOString() })));
+    return closed;
   });
 }
 
-/** Completes (answered) or fails (not answered) a call: every write in one transaction. */
-export async function recordOutcome(db: Db, o: CallOutcome, billingIncrement: number): Promise<void> {
-  await recordOutcomes(db, [o], billingIncrement);
+/** Completes (answered) or fails (not answered) a call: every write in one transaction. Returns false when the call was closed meanwhile. */
+export async function recordOutcome(db: Db, o: CallOutcome, billingIncrement: number): Promise<boolean> {
+  return (await recordOutcomes(db, [o], billingIncrement)).length === 0;
+}
+
+/** What the engine logs of outcomes not written: their calls were closed meanwhile by another engine's recovery. */
+export function closedWarning(ids: number[]): string {
+  return `call(s) ${ids.join(', ')}: closed by another engine's recovery (ENGINE_RESTART) while this one was silent; their outcome is not written`;
 }
 
 interface Pending {
@@ -191,8 +207,12 @@ export class OutcomeWriter {
   constructor(
     private readonly db: Db,
     private readonly billingIncrement: number,
-    private readonly options: { maxBatch?: number; delayMs?: number } = {},
+    private readonly options: { maxBatch?: number; delayMs?: number; log?: { warn(message: string): void } } = {},
   ) {}
+
+  private closed(ids: number[]): void {
+    if (ids.length) this.options.log?.warn(closedWarning(ids));
+  }
 
   record(outcome: CallOutcome): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -218,11 +238,14 @@ export class OutcomeWriter {
       while (this.queue.length) {
         const batch = this.queue.splice(0, this.options.maxBatch ?? 500);
         try {
-          await recordOutcomes(this.db, batch.map((p) => p.outcome), this.billingIncrement);
+          this.closed(await recordOutcomes(this.db, batch.map((p) => p.outcome), this.billingIncrement));
           for (const p of batch) p.resolve();
         } catch {
           for (const p of batch) {
-            await recordOutcome(this.db, p.outcome, this.billingIncrement).then(p.resolve, p.reject);
+            await recordOutcome(this.db, p.outcome, this.billingIncrement).then((written) => {
+              if (!written) this.closed([p.outcome.callrequestId]);
+              p.resolve();
+            }, p.reject);
           }
         }
       }

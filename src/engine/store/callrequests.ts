@@ -81,9 +81,28 @@ export interface SettledCall {
   conversation: boolean;
 }
 
-export async function settleCallrequests(tx: Db, rows: SettledCall[]): Promise<void> {
-  await tx.execute(sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
-      hangup_cause_q850 = v.cause, completed = v.completed, conversation = v.conversation
-    from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean, conversation boolean)
-    where r.id = v.id`);
+/**
+ * Settles the calls still CALLING among `rows`; returns the ids settled. A call closed meanwhile
+ * (recovered as ENGINE_RESTART by another engine that took this one for dead) is left as it is.
+ */
+export async function settleCallrequests(tx: Db, rows: SettledCall[]): Promise<Set<number>> {
+  const settled = await queryRows<{ id: number }>(
+    tx,
+    sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
+        hangup_cause_q850 = v.cause, completed = v.completed, conversation = v.conversation
+      from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean, conversation boolean)
+      where r.id = v.id and r.status = ${CallRequestStatus.Calling}
+      returning r.id`,
+  );
+  return new Set(settled.map((row) => Number(row.id)));
+}
+
+/** Which of the calls `ids` are no longer CALLING (closed by another engine's recovery). */
+export async function closedCalls(db: Db, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`select id from callrequests where id = any(${`{${ids.join(',')}}`}::bigint[]) and status <> ${CallRequestStatus.Calling}`,
+  );
+  return rows.map((row) => Number(row.id));
 }

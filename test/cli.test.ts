@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { bin, childEnv, type Env, run as runIn, type Run, type Server, startServe, stop } from './cli-process.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres, testDatabase } from './helpers.ts';
+import { basic, dbLabel, freePort, freshPostgresDatabase, onPostgres, testDatabase } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-cli-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -44,15 +44,6 @@ async function get(server: Server, url: string, auth?: string): Promise<{ status
   const res = await fetch(`${server.base}${url}`, { headers: auth ? { authorization: auth } : {} });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** A TCP port that nothing listens on (for now). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe(`the campaign-dialer command (${dbLabel})`, () => {

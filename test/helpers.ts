@@ -5,6 +5,7 @@
  * after), so counts and lists see only what the file made.
  */
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
@@ -170,4 +171,24 @@ export async function logCaughtUp(database: Pick<Database, 'db'>, ms = 60_000): 
     return BigInt(now.xmin) > BigInt(mark.xid);
   }, ms);
   if (!caughtUp) throw new Error(`the event log did not catch up in ${ms / 1000} s: a transaction older than ${mark.xid} is still running`);
+}
+
+/**
+ * A loopback TCP port nothing listens on, for a server that a test (or a program it runs) starts
+ * on it later. Picked below Linux's ephemeral range (32768–60999), from which the kernel takes
+ * the local port of every outgoing connection and of a listen on port 0: a port from that range
+ * can be taken between this check and its use while the suite opens connections by the hundred.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + crypto.randomInt(12_000);
+    const probe = net.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
 }

@@ -15,20 +15,11 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { LEASE_SECONDS } from '../src/webhooks/dispatcher.ts';
 import { type Api, type Env, freshEnv, request, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
-import { basic, dbLabel, eventually, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { basic, dbLabel, eventually, freePort, freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-webhooks-killed-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 const admin = basic('admin', 'admin-pw');
-
-/** A port nothing listens on yet (the receiver starts on it later). */
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 test(`events committed before a kill -9 are delivered after the restart (${dbLabel})`, { timeout: 240_000 }, async () => {
   const env: Record<string, string> = { DATA_DIR: path.join(root, 'data'), DIALER_ADMIN_PASSWORD: 'admin-pw', WEBHOOK_ALLOW_PRIVATE: 'true' };

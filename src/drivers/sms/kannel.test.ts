@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { CampaignStatus, smsCampaigns, smsInbound, smsMessages } from '../../db/schema.ts';
 import { makeUser, unique } from '../../../test/factories.ts';
-import { call, dbLabel, testApp } from '../../../test/helpers.ts';
+import { call, dbLabel, freePort, testApp } from '../../../test/helpers.ts';
 import { findSmsGateway } from '../../resources/sms-gateway/sms-gateway.kind.ts';
 import { KannelDriver } from './kannel.ts';
 
@@ -31,20 +31,21 @@ const children: ChildProcess[] = [];
 /** Everything fakesmsc printed (the MT messages it received among it). */
 let fakeOutput = '';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; fakesmsc said:\n${fakeOutput.slice(-2000)}`);
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; fakesmsc said:\n${fakeOutput.slice(-2000)}\n${kannelOutput()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The ends of what bearerbox and smsbox printed and logged, for a failure's message. */
+function kannelOutput(): string {
+  return ['bearerbox.out', 'bearerbox.log', 'smsbox.out', 'smsbox.log']
+    .filter((name) => fs.existsSync(path.join(dir, name)))
+    .map((name) => `${name}:\n${fs.readFileSync(path.join(dir, name), 'utf8').slice(-1500)}`)
+    .join('\n');
 }
 
 const answers = (url: string) => async () => {

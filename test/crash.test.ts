@@ -260,7 +260,7 @@ if (onPostgres) {
    * count_attempt the calls placed, and each call written once: one A-leg CDR and one
    * call.completed. Returns the calls closed as ENGINE_RESTART.
    */
-  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>): Promise<{ restarted: number; output: string }> => {
+  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>, log?: RegExp): Promise<{ restarted: number; output: string }> => {
     const env = await freshEnv(name);
     await createUsers(env);
     const apiProc = await serve(env, 'api');
@@ -296,6 +296,8 @@ if (onPostgres) {
       assert.equal(await count(sql`select count(distinct callrequest_id)::int as n from cdrs where campaign_id = ${campaignId}`), calls, 'a CDR for each call');
       assert.equal(await count(sql`select count(*)::int as n from events where type = 'call.completed' and campaign_id = ${campaignId}`), calls, 'one call.completed a call');
       const restarted = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and hangup_cause = 'ENGINE_RESTART'`);
+      // A line an engine logs at its next heartbeat, which may come after the campaign's end.
+      if (log) await waitFor(output, 15_000, async () => log.test(output()));
       return { restarted, output: output() };
     } finally {
       await database.close();
@@ -311,7 +313,7 @@ if (onPostgres) {
       // The other engine takes it for dead (15 s silent, at its next recovery) and closes its calls.
       await new Promise((resolve) => setTimeout(resolve, 30_000));
       a.child.kill('SIGCONT');
-    });
+    }, /no heartbeat for \d+ s/);
     assert.ok(restarted > 0, 'the stalled engine\'s calls were closed as ENGINE_RESTART');
     assert.ok(/no heartbeat for \d+ s/.test(output), `the stalled engine said it had been silent:\n${output.slice(-3000)}`);
   });

@@ -13,7 +13,7 @@ import type { EngineContext } from './context.ts';
 import type { CampaignRow, ClaimedCall, GatewayRow } from './dialer.ts';
 import { type AmdResult, type Call, type Hangup, Q850 } from '../drivers/voice/driver.ts';
 import { type IvrOutcome, runSurvey } from './ivr.ts';
-import { type CallOutcome, closedWarning, recordOutcome } from './outcome.ts';
+import type { CallOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';
 import { audioFilePath } from './store/audio-files.ts';
 import { takeTransferSlot } from './transfer-slots.ts';
@@ -85,7 +85,7 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
   });
 }
 
-/** Writes one outcome in its own transaction (the engine passes its batching writer instead). */
+/** Writes a call's outcome: the engine's batching writer (OutcomeWriter, outcome.ts). */
 export type RecordOutcome = (outcome: CallOutcome) => Promise<void>;
 
 /**
@@ -98,9 +98,7 @@ export async function dial(
   gateway: GatewayRow,
   claimed: ClaimedCall,
   track: (call: Call) => void,
-  record: RecordOutcome = async (o) => {
-    if (!(await recordOutcome(ctx.db, o, ctx.config.billingIncrement))) ctx.log.warn(closedWarning([o.callrequestId]));
-  },
+  record: RecordOutcome,
 ): Promise<void> {
   const s = claimed.subscriber;
   const base = {

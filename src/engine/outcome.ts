@@ -183,11 +183,6 @@ export async function recordOutcome(db: Db, o: CallOutcome, billingIncrement: nu
   return (await recordOutcomes(db, [o], billingIncrement)).length === 0;
 }
 
-/** What the engine logs of outcomes not written: their calls were closed meanwhile by another engine's recovery. */
-export function closedWarning(ids: number[]): string {
-  return `call(s) ${ids.join(', ')}: closed by another engine's recovery (ENGINE_RESTART) while this one was silent; their outcome is not written`;
-}
-
 interface Pending {
   outcome: CallOutcome;
   resolve: () => void;
@@ -210,8 +205,9 @@ export class OutcomeWriter {
     private readonly options: { maxBatch?: number; delayMs?: number; log?: { warn(message: string): void } } = {},
   ) {}
 
+  /** Says which outcomes were not written: their calls were closed meanwhile by another engine's recovery. */
   private closed(ids: number[]): void {
-    if (ids.length) this.options.log?.warn(closedWarning(ids));
+    if (ids.length) this.options.log?.warn(`call(s) ${ids.join(', ')}: closed by another engine's recovery (ENGINE_RESTART) while this one was silent; their outcome is not written`);
   }
 
   record(outcome: CallOutcome): Promise<void> {

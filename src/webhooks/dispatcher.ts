@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
-import { json } from '../db/sql.ts';
+import { intArray, json } from '../db/sql.ts';
 import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent, type StoredEventRow } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { LogMotion, SpacedWake } from '../campaign/wake-spacing.ts';
@@ -238,17 +238,18 @@ export class WebhookDispatcher {
    * holds now (this one's ran out) is marked lost, and its drain stops.
    */
   private async renew(hooks: LeasedWebhook[]): Promise<void> {
-    const held = hooks.filter((hook) => !hook.lost && !hook.released).map((hook) => hook.id);
+    const held = hooks.filter((hook) => !hook.lost && !hook.released);
     if (!held.length) return;
     try {
       const kept = await queryRows<{ id: number }>(
         this.db,
         sql`update webhooks set lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
-            where id = any(${`{${held.join(',')}}`}::int[]) and lease_owner = ${this.owner}
+            where id = any(${intArray(held.map((hook) => hook.id))}) and lease_owner = ${this.owner}
             returning id`,
       );
       const ids = new Set(kept.map((row) => Number(row.id)));
-      for (const hook of hooks) if (held.includes(hook.id) && !ids.has(hook.id) && !hook.released) hook.lost = true;
+      // One released while the renewal ran gave its lease back itself: not lost.
+      for (const hook of held) if (!ids.has(hook.id) && !hook.released) hook.lost = true;
     } catch (err) {
       // Not renewed this time: the lease has two more chances before it runs out.
       this.options.log.warn(`webhooks: renewing leases: ${(err as Error).message}`);

@@ -31,7 +31,6 @@ const children: ChildProcess[] = [];
 /** Everything fakesmsc printed (the MT messages it received among it). */
 let fakeOutput = '';
 
-
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await condition())) {

@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CallRequestStatus } from '../../db/schema.ts';
-import { json } from '../../db/sql.ts';
+import { idArray, json } from '../../db/sql.ts';
 
 /** CALLING callrequests on `gatewayId`: all of them, and `campaignId`'s (reads callrequests_in_flight_idx). */
 export async function callingLines(tx: Db, campaignId: number, gatewayId: number): Promise<{ campaign: number; gateway: number }> {
@@ -102,7 +102,7 @@ export async function closedCalls(db: Db, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
   const rows = await queryRows<{ id: number }>(
     db,
-    sql`select id from callrequests where id = any(${`{${ids.join(',')}}`}::bigint[]) and status <> ${CallRequestStatus.Calling}`,
+    sql`select id from callrequests where id = any(${idArray(ids)}) and status <> ${CallRequestStatus.Calling}`,
   );
   return rows.map((row) => Number(row.id));
 }

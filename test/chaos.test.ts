@@ -20,7 +20,7 @@ import { sql } from 'drizzle-orm';
 import { eventId } from '../src/campaign/event-id.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { verify } from '../src/webhooks/signature.ts';
-import { type Env, freshEnv, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
+import { type Env, freshEnv, logIds, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, dbLabel, eventually, onPostgres, streamEvents } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-chaos-'));
@@ -149,18 +149,9 @@ test(`a campaign through repeated kill -9 of every process loses nothing and dia
   assert.ok(ended, 'the campaign ended');
 
   // Every reader catches up with the log (a delivery under way at a kill waits out its lease, 15 s).
-  const logIds = async (): Promise<string[]> => {
-    const ids: string[] = [];
-    for (let url: string | null = '/rest-api/events/?format=json&after=0&limit=1000'; url; ) {
-      const page: { next: string | null; results: { id: string }[] } = await api('GET', url);
-      ids.push(...page.results.map((e) => e.id));
-      url = page.next && new URL(page.next).pathname + new URL(page.next).search;
-    }
-    return ids;
-  };
   let log: string[] = [];
   const caughtUp = await eventually(async () => {
-    log = await logIds();
+    log = await logIds(api);
     const all = (ids: string[]) => log.every((id) => ids.includes(id));
     return all(receiver.seen.get('ordered') ?? []) && all(receiver.seen.get('batched') ?? []) && all(stream.ids);
   }, 200_000, 250);

@@ -2,6 +2,7 @@
  * The campaign-dialer command as a real process, for tests: run a command to its end, or start
  * `serve` on a free port and wait until it listens.
  */
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
@@ -139,6 +140,31 @@ export function withoutUsingLine(stderr: string): string {
 
 /** A JSON request to a real server as one user: the answer's body; fails on a status other than 2xx. */
 export type Api = (method: string, url: string, body?: unknown) => Promise<any>;
+
+/** An Api of the server at `base` as the user of `auth`. */
+export function apiClient(base: string, auth: string): Api {
+  return async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.ok(res.ok, `${method} ${url} → ${res.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/** Every event id of the log that `api`'s user may see, in the log's order, as the API pages it. */
+export async function logIds(api: Api): Promise<string[]> {
+  const ids: string[] = [];
+  for (let url: string | null = '/rest-api/events/?format=json&after=0&limit=1000'; url; ) {
+    const page: { next: string | null; results: { id: string }[] } = await api('GET', url);
+    ids.push(...page.results.map((e) => e.id));
+    url = page.next && new URL(page.next).pathname + new URL(page.next).search;
+  }
+  return ids;
+}
 
 /**
  * A campaign on the simulator, set up through the API as a user would: a simulator gateway with

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
-import { simulatorCampaign } from './cli-process.ts';
+import { apiClient, simulatorCampaign } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 const bin = path.resolve('bin/campaign-dialer.js');
@@ -89,23 +89,9 @@ async function serve(env: Env, role = 'all'): Promise<Proc & { base: string }> {
   return { ...p, base: m[1] ?? '' };
 }
 
-/** An HTTP client of one server as one user. */
-function client(base: string, auth: string) {
-  return async (method: string, url: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${url} → ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-}
-
 /** A simulator campaign of alice's (the gateway the admin's), started: simulatorCampaign in cli-process.ts. */
 const setUpCampaign = (base: string, opts: { contacts: number; gateway: object; campaign: object }): Promise<number> =>
-  simulatorCampaign(client(base, adminAuth), client(base, basic('alice', 'alice-pw')), { name: 'crash', ...opts });
+  simulatorCampaign(apiClient(base, adminAuth), apiClient(base, basic('alice', 'alice-pw')), { name: 'crash', ...opts });
 
 /** The database the processes share, opened by the test (on PGlite: only while no process runs). */
 const openShared = (env: Env): Promise<Database> =>
@@ -135,7 +121,7 @@ test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RE
     gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [4, 4], talk_seconds: [30, 30] },
     campaign: { frequency: 300, maxretry: 1, intervalretry: 3600 },
   });
-  const api = client(first.base, basic('alice', 'alice-pw'));
+  const api = apiClient(first.base, basic('alice', 'alice-pw'));
   const calling = await waitFor(first.output, 30_000, async () => {
     const page = await api('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7&page_size=1000`);
     return page.count >= 3 ? (page.results as { id: number }[]).map((r) => r.id) : undefined;
@@ -150,7 +136,7 @@ test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RE
   // The restart takes over the dead process's lock (PGlite) and recovers its calls.
   const restartedAt = Date.now();
   const second = await serve(env);
-  const api2 = client(second.base, basic('alice', 'alice-pw'));
+  const api2 = apiClient(second.base, basic('alice', 'alice-pw'));
   // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
   // Settled: every subscriber dialled once, none IN_PROCESS, no call CALLING.
   type Sub = { status: number; count_attempt: number };
@@ -224,7 +210,7 @@ if (onPostgres) {
         gateway: { answer_rate: 0.6, busy_rate: 0.2, noanswer_rate: 0.1, ring_seconds: [0, 1], talk_seconds: [1, 2] },
         campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 2, end_when_done: true },
       });
-      const api = client(apiProc.base, basic('alice', 'alice-pw'));
+      const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
       await waitFor(() => engines.map((e) => e.output()).join('\n'), 90_000, async () => {
         const campaign = await api('GET', `/rest-api/campaigns/${campaignId}/`);
         return campaign.status === 4;
@@ -281,7 +267,7 @@ if (onPostgres) {
         return engines.every((e) => rows.some((r) => r.engine_id.includes(`-${e.child.pid}-`)));
       });
       await stall(engines);
-      const api = client(apiProc.base, basic('alice', 'alice-pw'));
+      const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
       await waitFor(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
       const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
       const calls = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId}`);

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { LEASE_SECONDS } from '../src/webhooks/dispatcher.ts';
-import { type Api, type Env, freshEnv, request, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
+import { apiClient, type Env, freshEnv, logIds, request, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, dbLabel, eventually, freePort, freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-webhooks-killed-'));
@@ -71,15 +71,6 @@ test(`events committed before a kill -9 are delivered after the restart (${dbLab
   }
 });
 
-/** A JSON client of one server as admin (the Api of cli-process.ts). */
-function apiOf(server: Server): Api {
-  return async (method, url, body) => {
-    const answer = await request(server, method, url, admin, body);
-    assert.ok(answer.status >= 200 && answer.status < 300, `${method} ${url} → ${answer.status}: ${JSON.stringify(answer.body)}`);
-    return answer.body;
-  };
-}
-
 /** A receiver on loopback that records each request's Dialer-Event-Id and when it came. */
 async function startReceiver(answer: (n: number, res: http.ServerResponse) => void) {
   const got: { id: string; at: number }[] = [];
@@ -105,7 +96,7 @@ test(`a server killed while its receiver holds a delivery: another process sends
     if (n > 1) res.writeHead(200).end();
   });
   const first = await startServe(env);
-  const api = apiOf(first);
+  const api = apiClient(first.base, admin);
   await api('POST', '/rest-api/webhook/', { url: receiver.url, events: ['campaign.ended'] });
   const gateway = await api('POST', '/rest-api/gateway/', { name: 'gw', gateways: 'sofia/gateway/a/' });
   const survey = await api('POST', '/rest-api/survey-template/', { name: 'survey' });
@@ -139,7 +130,7 @@ if (onPostgres) {
     const receiver = await startReceiver((_n, res) => setTimeout(() => res.writeHead(200).end(), answerMs));
     const servers = [await startServe(env, 'all'), await startServe(env, 'api')];
     try {
-      const api = apiOf(servers[0]);
+      const api = apiClient(servers[0].base, admin);
       // Created inactive: the campaign's events wait in the log, then go in one long run of deliveries.
       const hook = await api('POST', '/rest-api/webhook/', { url: receiver.url, ordered: true, batch_size: 1, active: false });
       const id = await simulatorCampaign(api, api, {
@@ -149,12 +140,7 @@ if (onPostgres) {
         campaign: { frequency: 6000, maxretry: 0, end_when_done: true },
       });
       assert.ok(await eventually(async () => (await api('GET', `/rest-api/campaigns/${id}/`)).status === 4, 120_000, 250), 'the campaign ended');
-      const log: string[] = [];
-      for (let url: string | null = '/rest-api/events/?format=json&after=0&limit=1000'; url; ) {
-        const page: { next: string | null; results: { id: string }[] } = await api('GET', url);
-        log.push(...page.results.map((e) => e.id));
-        url = page.next && new URL(page.next).pathname + new URL(page.next).search;
-      }
+      const log = await logIds(api);
       assert.ok(log.length >= 300, `${log.length} events in the log`);
       const started = Date.now();
       await api('PATCH', `/rest-api/webhook/${hook.id}/`, { active: true });

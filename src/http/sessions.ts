@@ -22,7 +22,7 @@ import {
   pruneSessions,
   touchSession,
 } from '../users/sessions.repository.ts';
-import { AppError } from './errors.ts';
+import { AppError, unauthorized } from './errors.ts';
 import { isoTime } from './present.ts';
 
 export const SESSION_COOKIE = 'dialer_session';
@@ -121,7 +121,7 @@ export class Sessions {
     return session;
   }
 
-  /** Starts a session of `userId`, sets its cookie on `reply`; expired sessions are pruned on the way. */
+  /** Starts a session of `userId` (401 if that user is not active now), sets its cookie on `reply`; expired sessions are pruned on the way. */
   async open(db: Db, userId: number, request: FastifyRequest, reply: FastifyReply): Promise<Pick<LiveSession, 'csrf_token' | 'expires'>> {
     const now = this.now();
     const secret = crypto.randomBytes(32).toString('base64url');
@@ -129,7 +129,10 @@ export class Sessions {
     const maxAge = this.hours * 3600;
     const expires = iso(now + maxAge * 1000);
     await pruneSessions(db, iso(now));
-    await insertSession(db, { user_id: userId, secret_hash: sha256(secret), csrf_token, created: iso(now), expires });
+    // Only for a user active now: the sign-in's checks read the user cache, which hears of an
+    // account deactivated elsewhere (another process, SQL by hand) a moment later.
+    const session = await insertSession(db, { user_id: userId, secret_hash: sha256(secret), csrf_token, created: iso(now), expires });
+    if (!session) throw unauthorized('User inactive or deleted.', false);
     reply.header('set-cookie', cookie(request, secret, maxAge));
     return { csrf_token, expires };
   }

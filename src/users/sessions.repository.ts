@@ -3,8 +3,8 @@
  * account rules read and write them. Times are passed in from the caller's clock (ISO strings),
  * not taken from the database's now(), so that tests can move time.
  */
-import { and, eq, gt, lte, lt } from 'drizzle-orm';
-import type { Db } from '../db/database.ts';
+import { and, eq, gt, lte, lt, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../db/database.ts';
 import { sessions, users } from '../db/schema.ts';
 
 export interface NewSession {
@@ -26,8 +26,20 @@ export interface LiveSessionRow {
   is_admin: boolean;
 }
 
-export async function insertSession(db: Db, values: NewSession): Promise<{ id: number }> {
-  return (await db.insert(sessions).values({ ...values, last_seen: values.created }).returning({ id: sessions.id }))[0];
+/**
+ * Starts a session of `values.user_id` if that user is active, read in the same statement: an
+ * account deactivated a moment ago, in any process or by hand, gets none (undefined), whatever a
+ * process's user cache still holds.
+ */
+export async function insertSession(db: Db, values: NewSession): Promise<{ id: number } | undefined> {
+  const { user_id, secret_hash, csrf_token, created, expires } = values;
+  const [row] = await queryRows<{ id: number }>(
+    db,
+    sql`insert into sessions (user_id, secret_hash, csrf_token, created, expires, last_seen)
+        select id, ${secret_hash}, ${csrf_token}, ${created}, ${expires}, ${created} from users where id = ${user_id} and is_active
+        returning id`,
+  );
+  return row;
 }
 
 /**

@@ -168,14 +168,18 @@ export async function logIds(api: Api): Promise<string[]> {
 
 /**
  * A campaign on the simulator, set up through the API as a user would: a simulator gateway with
- * `gateway` settings (made by `admin`), then as `owner` a phonebook of `contacts` numbers
- * (+1203555NNNN, through /bulkcontact/), a one-section survey and the campaign with `campaign`'s
- * fields, started. Returns the campaign's id.
+ * `gateway` settings (made by `admin`; another `driver` may be named), then as `owner` a
+ * phonebook of `contacts` numbers (+1203555NNNN, or `numbers`, through /bulkcontact/), a
+ * one-section survey and the campaign with `campaign`'s fields, started. Returns the campaign's id.
  */
-export async function simulatorCampaign(admin: Api, owner: Api, opts: { name: string; contacts: number; gateway: object; campaign: object }): Promise<number> {
-  const gateway = await admin('POST', '/rest-api/gateway/', { name: `${opts.name} ${Date.now()}`, driver: 'simulator', settings: opts.gateway });
+export async function simulatorCampaign(
+  admin: Api,
+  owner: Api,
+  opts: { name: string; contacts: number; gateway: object; campaign: object; driver?: string; numbers?: string[] },
+): Promise<number> {
+  const gateway = await admin('POST', '/rest-api/gateway/', { name: `${opts.name} ${Date.now()}`, driver: opts.driver ?? 'simulator', settings: opts.gateway });
   const book = await owner('POST', '/rest-api/phonebook/', { name: opts.name });
-  const numbers = Array.from({ length: opts.contacts }, (_, i) => `+1203555${String(i).padStart(4, '0')}`);
+  const numbers = opts.numbers ?? Array.from({ length: opts.contacts }, (_, i) => `+1203555${String(i).padStart(4, '0')}`);
   await owner('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: numbers.join(',') });
   const survey = await owner('POST', '/rest-api/survey-template/', { name: opts.name });
   await owner('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Hello', script: 'Hello' });

@@ -15,6 +15,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { apiClient, simulatorCampaign } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { invitedCallIds, startTracedSipp } from './sip/peers.ts';
 
 const bin = path.resolve('bin/campaign-dialer.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-crash-'));
@@ -90,7 +91,7 @@ async function serve(env: Env, role = 'all'): Promise<Proc & { base: string }> {
 }
 
 /** A simulator campaign of alice's (the gateway the admin's), started: simulatorCampaign in cli-process.ts. */
-const setUpCampaign = (base: string, opts: { contacts: number; gateway: object; campaign: object }): Promise<number> =>
+const setUpCampaign = (base: string, opts: Omit<Parameters<typeof simulatorCampaign>[2], 'name'>): Promise<number> =>
   simulatorCampaign(apiClient(base, adminAuth), apiClient(base, basic('alice', 'alice-pw')), { name: 'crash', ...opts });
 
 /** The database the processes share, opened by the test (on PGlite: only while no process runs). */
@@ -258,7 +259,8 @@ if (onPostgres) {
       await waitFor(output, 30_000, async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`))[0].n >= 2);
       const campaignId = await setUpCampaign(apiProc.base, {
         contacts: 20,
-        gateway: { answer_rate: 1, ring_seconds: [0, 0], talk_seconds: [30, 30] },
+        // Each call rings 3 s then plays a 1 s message: long enough that both engines have some up at once.
+        gateway: { answer_rate: 1, ring_seconds: [3, 3], talk_seconds: [30, 30] },
         campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true },
       });
       // Both engines have calls up.
@@ -314,5 +316,60 @@ if (onPostgres) {
       a.child.kill('SIGCONT');
     });
     assert.equal(restarted, 0, 'no call closed as ENGINE_RESTART');
+  });
+
+  test('an engine stalled with calls waiting in its sip driver\'s CPS queue sends none of those another engine closed meanwhile (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
+    const env = await freshEnv('stalled-queue');
+    await createUsers(env);
+    const { sipp, messages, trace } = await startTracedSipp('carrier.xml', root, path.join(root, 'stalled-queue-sipp.log'));
+    const apiProc = await serve(env, 'api');
+    const a = await serve(env, 'engine');
+    const procs = [apiProc, a];
+    const output = () => procs.map((p) => p.output()).join('\n');
+    const database = await openShared(env);
+    try {
+      const db = database.db;
+      const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
+      // Eight calls claimed at once, sent one a second (cps 1); the numbers (…X000) all answer and wait for our BYE.
+      const campaignId = await setUpCampaign(apiProc.base, {
+        contacts: 8,
+        numbers: Array.from({ length: 8 }, (_, i) => `+1203555${i}000`),
+        driver: 'sip',
+        gateway: { proxy: `127.0.0.1:${sipp.port}`, cps: 1, bind_address: '127.0.0.1', bind_port: 0 },
+        campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 10, end_when_done: true },
+      });
+      await waitFor(output, 30_000, async () => (await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7`)) === 8 && invitedCallIds(messages()).size >= 2);
+      // Stopped with calls still in its CPS queue; what sipp got by then was sent before the stop.
+      a.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const before = invitedCallIds(messages());
+      assert.ok(before.size < 8, `calls still queued at the stop (${before.size} of 8 sent)`);
+      // Another engine takes it for dead (15 s silent), closes its calls and retries them.
+      procs.push(await serve(env, 'engine'));
+      await waitFor(output, 60_000, async () => (await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7 and engine_id like ${`%-${a.child.pid}-%`}`)) === 0);
+      a.child.kill('SIGCONT');
+      const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
+      await waitFor(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
+      // The stopped engine's queue was due at once when it continued; give it time to send.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const calls = await queryRows<{ call_uuid: string; hangup_cause: string }>(db, sql`select call_uuid, hangup_cause from callrequests where campaign_id = ${campaignId}`);
+      const closed = calls.filter((r) => r.hangup_cause === 'ENGINE_RESTART').map((r) => r.call_uuid);
+      assert.ok(closed.length >= 8 - before.size, `the stopped engine's queued calls were closed as ENGINE_RESTART (${closed.length})`);
+      const invited = invitedCallIds(messages());
+      const sentLate = closed.filter((id) => invited.has(id) && !before.has(id));
+      assert.deepEqual(sentLate, [], `INVITEs sent for calls another engine had closed:\n${output().slice(-3000)}\n${trace().slice(-2000)}`);
+      assert.match(a.output(), /were closed by another engine while this one was silent; not placed/);
+      // The retries were placed (by either engine): every subscriber final, each call once.
+      assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
+      assert.deepEqual(await dialledTwice(db, campaignId), []);
+      const retries = calls.filter((r) => r.hangup_cause !== 'ENGINE_RESTART').map((r) => r.call_uuid);
+      assert.deepEqual([...invited].sort(), [...before, ...retries].sort(), 'sipp got the INVITEs sent before the stop and the retries, no more');
+    } finally {
+      await database.close();
+      for (const p of procs) p.child.kill('SIGCONT');
+      for (const p of procs) p.child.kill('SIGTERM');
+      await Promise.all(procs.map((p) => p.exited));
+      await sipp.stop();
+    }
   });
 }

@@ -88,18 +88,18 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
 /** Writes a call's outcome: the engine's batching writer (OutcomeWriter, outcome.ts). */
 export type RecordOutcome = (outcome: CallOutcome) => Promise<void>;
 
-/**
- * Dials a claimed call and records its outcome through `record`; `track` gets the Call while it
- * is up.
- */
-export async function dial(
-  ctx: EngineContext,
-  c: CampaignRow,
-  gateway: GatewayRow,
-  claimed: ClaimedCall,
-  track: (call: Call) => void,
-  record: RecordOutcome,
-): Promise<void> {
+/** What the engine gives each call it dials. */
+export interface DialHooks {
+  /** Gets the Call while it is up. */
+  track: (call: Call) => void;
+  /** Records its outcome. */
+  record: RecordOutcome;
+  /** Asked by the driver just before the call goes out (OriginateRequest.mayDial). */
+  mayDial: () => boolean | Promise<boolean>;
+}
+
+/** Dials a claimed call and records its outcome. */
+export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, claimed: ClaimedCall, { track, record, mayDial }: DialHooks): Promise<void> {
   const s = claimed.subscriber;
   const base = {
     callrequestId: claimed.callrequestId,
@@ -127,6 +127,7 @@ export async function dial(
       recordCall: c.record_calls,
       variables: callVariables(c, claimed),
       expectedKeys: expectedKeys(flow),
+      mayDial,
     });
   } catch (err) {
     ctx.log.error(`dial ${claimed.callrequestId} failed: ${(err as Error).message}`);

@@ -74,6 +74,8 @@ export class Engine {
   private lastBeatReal = -Infinity;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
+  /** The heartbeat being written, which every caller of beatNow() meanwhile waits for. */
+  private beating?: Promise<void>;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
   /** Subscribers held by contact caps or calling hours, released once at the first pass (contact-waits.ts). */
@@ -141,7 +143,12 @@ export class Engine {
    *   ENGINE_RESTART and retried: it hangs up those of its calls that are closed (their outcomes
    *   are not written, outcome.ts), so the person is not kept on a call nobody records.
    */
-  private async beatNow(): Promise<void> {
+  private beatNow(): Promise<void> {
+    this.beating ??= this.writeBeat().finally(() => (this.beating = undefined));
+    return this.beating;
+  }
+
+  private async writeBeat(): Promise<void> {
     const now = this.ctx.clock.now().getTime();
     await beat(this.ctx);
     // Silence is real time: a test's clock that leaps ahead is not a silence.
@@ -156,6 +163,34 @@ export class Engine {
     const closed = await closedCalls(this.ctx.db, [...this.inFlight.keys()]);
     for (const id of closed) void this.inFlight.get(id)?.call?.hangup(Q850.NormalClearing).catch(() => undefined);
     if (closed.length) this.ctx.log.warn(`engine: ${closed.length} of its calls were closed by another engine's recovery meanwhile; hung up`);
+  }
+
+  /**
+   * Whether this engine's last heartbeat is recent enough (a third of staleMs) that no other
+   * engine can have taken it for dead: its claimed calls are still its own to place.
+   * Always so on PGlite (one process).
+   */
+  private beatFresh(): boolean {
+    return this.options.databaseKind !== 'postgres' || performance.now() - this.lastBeatReal <= this.staleMs / 3;
+  }
+
+  /**
+   * Which of the calls `ids`, claimed by this engine, it may still place after a silence of its
+   * own (this process stalled, or the database out of reach, between the claim and the dial or
+   * while a call waited in its driver's CPS queue): once a heartbeat has gone through again,
+   * those no other engine closed meanwhile (ENGINE_RESTART, to be retried by that engine).
+   * Without this, such a call was placed twice: by this engine late, and by the retry.
+   */
+  private async stillOurs(ids: number[]): Promise<Set<number>> {
+    await this.beatNow();
+    const closed = new Set(await closedCalls(this.ctx.db, ids));
+    if (closed.size) this.ctx.log.warn(`engine: call(s) ${[...closed].join(', ')} were closed by another engine while this one was silent; not placed`);
+    return new Set(ids.filter((id) => !closed.has(id)));
+  }
+
+  /** For the driver, just before the call goes out (see OriginateRequest.mayDial): at once while the heartbeat is fresh. */
+  private mayDial(id: number): true | Promise<boolean> {
+    return this.beatFresh() || this.stillOurs([id]).then((ours) => ours.has(id));
   }
 
   /** One scheduling pass. */
@@ -200,10 +235,13 @@ export class Engine {
       if (more) this.more = true;
       if (campaign) this.report.started(campaign);
       if (!campaign || !gateway) continue;
+      const ours = this.beatFresh() ? undefined : await this.stillOurs(calls.map((c) => c.callrequestId));
       for (const claimed of calls) {
+        if (ours && !ours.has(claimed.callrequestId)) continue;
         const entry: InFlight = { campaignId: id, task: Promise.resolve() };
         this.inFlight.set(claimed.callrequestId, entry);
-        entry.task = dial(this.ctx, campaign, gateway, claimed, (call) => (entry.call = call), (o) => this.writer.record(o))
+        const mayDial = () => this.mayDial(claimed.callrequestId);
+        entry.task = dial(this.ctx, campaign, gateway, claimed, { track: (call) => (entry.call = call), record: (o) => this.writer.record(o), mayDial })
           .catch((err: Error) => this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`))
           .finally(() => {
             this.inFlight.delete(claimed.callrequestId);

@@ -11,6 +11,7 @@
  * outcomes of calls ending close together into such batches; when a batch fails, it writes its
  * outcomes one by one, so one bad outcome cannot take the others down.
  */
+import type { SQL } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { AmdStatus, CallRequestStatus, LegType, RecordingKind, SubscriberStatus } from '../db/schema.ts';
 import { type AmdResult, type Hangup, Q850 } from '../drivers/voice/driver.ts';
@@ -155,13 +156,14 @@ function recordingRows(outcomes: CallOutcome[]): NewRecording[] {
 
 /**
  * Records several outcomes in one transaction, set-based: all of them or none. Returns the
- * callrequest ids of those not written because their call was closed meanwhile.
+ * callrequest ids of those not written because their call was closed meanwhile (or `onlyIf`, a
+ * predicate on the callrequest `r`, did not hold).
  */
-export async function recordOutcomes(db: Db, all: CallOutcome[], billingIncrement: number): Promise<number[]> {
+export async function recordOutcomes(db: Db, all: CallOutcome[], billingIncrement: number, onlyIf?: SQL): Promise<number[]> {
   if (!all.length) return [];
   return db.transaction(async (tx) => {
     // The calls first: only those still CALLING are written.
-    const settled = await settleCallrequests(tx, callRows(all));
+    const settled = await settleCallrequests(tx, callRows(all), onlyIf);
     const outcomes = all.filter((o) => settled.has(o.callrequestId));
     const closed = all.filter((o) => !settled.has(o.callrequestId)).map((o) => o.callrequestId);
     if (!outcomes.length) return closed;
@@ -178,9 +180,9 @@ export async function recordOutcomes(db: Db, all: CallOutcome[], billingIncremen
   });
 }
 
-/** Completes (answered) or fails (not answered) a call: every write in one transaction. Returns false when the call was closed meanwhile. */
-export async function recordOutcome(db: Db, o: CallOutcome, billingIncrement: number): Promise<boolean> {
-  return (await recordOutcomes(db, [o], billingIncrement)).length === 0;
+/** Completes (answered) or fails (not answered) a call: every write in one transaction. Returns false when the call was closed meanwhile (or `onlyIf` did not hold). */
+export async function recordOutcome(db: Db, o: CallOutcome, billingIncrement: number, onlyIf?: SQL): Promise<boolean> {
+  return (await recordOutcomes(db, [o], billingIncrement, onlyIf)).length === 0;
 }
 
 interface Pending {

@@ -34,12 +34,17 @@ export async function beat(ctx: EngineContext): Promise<void> {
   await writeBeat(ctx.db, ctx.engineId, ctx.clock.now());
 }
 
-/** Closes the calls left CALLING by dead engines; returns how many. */
+/**
+ * Closes the calls left CALLING by dead engines; returns how many. Each is closed only if its
+ * engine is still dead then: one back meanwhile (its heartbeat through again) keeps its calls,
+ * and may be placing them (engine.ts stillOurs).
+ */
 export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
   const orphans = await findOrphanCalls(ctx.db, deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now()));
+  let closed = 0;
   for (const o of orphans) {
     const at = o.call_time ? new Date(o.call_time) : ctx.clock.now();
-    await recordOutcome(
+    const written = await recordOutcome(
       ctx.db,
       {
         callrequestId: Number(o.id),
@@ -58,11 +63,13 @@ export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Pro
         causeName: restartCause,
       },
       ctx.config.billingIncrement,
+      deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now()),
     );
+    if (written) closed++;
   }
   await releaseStrandedSubscribers(ctx.db);
-  if (orphans.length) ctx.log.warn(`closed ${orphans.length} call(s) left in flight by a stopped engine (${restartCause})`);
-  return orphans.length;
+  if (closed) ctx.log.warn(`closed ${closed} call(s) left in flight by a stopped engine (${restartCause})`);
+  return closed;
 }
 
 /** Settles the messages left 'unsent' by dead engines as failed ENGINE_RESTART (retried by the policy); returns how many. */

@@ -10,7 +10,6 @@
  * missing sipp or espeak-ng fails the test.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -20,31 +19,15 @@ import { loadFlow, type SurveyFlow } from '../../src/campaign/survey-flow.ts';
 import { makeUser, unique } from '../factories.ts';
 import { dbLabel } from '../helpers.ts';
 import { runSipCampaign, sipTestFile } from './campaign.ts';
-import { type Peer, startSipp } from './peers.ts';
+import { type Peer, type SipMessage, startTracedSipp } from './peers.ts';
 
 const { dir, db, stops } = await sipTestFile('sip-conf-');
 
-interface SipMessage {
-  direction: 'received' | 'sent';
-  /** The request line or status line. */
-  start: string;
-  text: string;
-}
-
 /** sipp as the carrier and the room, with every SIP message it received or sent written to a trace. */
 async function carrier(): Promise<{ sipp: Peer; messages: () => SipMessage[]; trace: () => string }> {
-  const file = path.join(dir, `${unique('trace')}.log`);
-  const sipp = await startSipp('conf-carrier.xml', dir, ['-trace_msg', '-message_file', file]);
-  stops.unshift(() => sipp.stop());
-  const trace = () => (fs.existsSync(file) ? fs.readFileSync(file, 'latin1') : '');
-  // Each message: a line of dashes and a date, "UDP message received [n] bytes :" (or "sent"), a blank line, the message.
-  const messages = () =>
-    trace()
-      .split(/^-{20,}.*$/m)
-      .map((chunk) => /message (received|sent)[^\n]*\n\s*\n([^\r\n]+)([\s\S]*)$/.exec(chunk))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ direction: m[1] as SipMessage['direction'], start: m[2], text: m[2] + m[3] }));
-  return { sipp, messages, trace };
+  const traced = await startTracedSipp('conf-carrier.xml', dir, path.join(dir, `${unique('trace')}.log`));
+  stops.unshift(() => traced.sipp.stop());
+  return traced;
 }
 
 /**

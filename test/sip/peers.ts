@@ -76,3 +76,31 @@ export async function startKamailio(dir: string, opts: { targets: number[]; user
   ];
   return { port, ...(await start('kamailio', args, dir)) };
 }
+
+/** A SIP message of sipp's trace (-trace_msg). */
+export interface SipMessage {
+  direction: 'received' | 'sent';
+  /** The request line or status line. */
+  start: string;
+  text: string;
+}
+
+/** sipp playing `scenario` (startSipp) with every SIP message it receives or sends written to `file`, and that trace read back. */
+export async function startTracedSipp(scenario: string, dir: string, file: string): Promise<{ sipp: Peer; messages: () => SipMessage[]; trace: () => string }> {
+  const sipp = await startSipp(scenario, dir, ['-trace_msg', '-message_file', file]);
+  const trace = () => (fs.existsSync(file) ? fs.readFileSync(file, 'latin1') : '');
+  // Each message: a line of dashes and a date, "UDP message received [n] bytes :" (or "sent"), a blank line, the message.
+  const messages = () =>
+    trace()
+      .split(/^-{20,}.*$/m)
+      .map((chunk) => /message (received|sent)[^\n]*\n\s*\n([^\r\n]+)([\s\S]*)$/.exec(chunk))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ direction: m[1] as SipMessage['direction'], start: m[2], text: m[2] + m[3] }));
+  return { sipp, messages, trace };
+}
+
+/** The Call-IDs of the INVITEs sipp received (its trace, startTracedSipp), each once. */
+export function invitedCallIds(messages: SipMessage[]): Set<string> {
+  const invites = messages.filter((m) => m.direction === 'received' && m.start.startsWith('INVITE '));
+  return new Set(invites.map((m) => /^(?:Call-ID|i):\s*(.*?)\s*$/im.exec(m.text)?.[1] ?? ''));
+}

@@ -50,6 +50,13 @@ export interface OriginateRequest {
    * press something the IVR understands ('random' dtmf setting).
    */
   expectedKeys?: string[];
+  /**
+   * Asked just before the call goes out, after whatever the driver waited for first (the sip
+   * driver's CPS queue, FreeSWITCH's connection): false means it is no longer the engine's to
+   * place (the engine fell silent meanwhile, and another took it for dead and closed the call),
+   * and it ends unsent. `true` at once when nothing changed. Absent: always placed.
+   */
+  mayDial?: () => boolean | Promise<boolean>;
 }
 
 export interface Hangup {

@@ -241,6 +241,9 @@ class FreeswitchCall implements Call, Channel {
       this.finish(this.local(Q850.NormalTemporaryFailure)); // the engine records it and retries per policy
       return;
     }
+    // Connecting may have taken a while: the engine may no longer own the call (OriginateRequest.mayDial).
+    const may = this.request.mayDial?.() ?? true;
+    if (may !== true && !(await Promise.resolve(may).catch(() => false))) return this.finish(this.local(Q850.OriginatorCancel));
     if (this.state !== 'dialing') return; // hung up while connecting: never sent
     this.state = 'ringing';
     const jobUuid = crypto.randomUUID();

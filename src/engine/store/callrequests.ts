@@ -82,16 +82,17 @@ export interface SettledCall {
 }
 
 /**
- * Settles the calls still CALLING among `rows`; returns the ids settled. A call closed meanwhile
- * (recovered as ENGINE_RESTART by another engine that took this one for dead) is left as it is.
+ * Settles the calls still CALLING among `rows`, and where `onlyIf` (a predicate on `r`) holds;
+ * returns the ids settled. A call closed meanwhile (recovered as ENGINE_RESTART by another
+ * engine that took this one for dead) is left as it is.
  */
-export async function settleCallrequests(tx: Db, rows: SettledCall[]): Promise<Set<number>> {
+export async function settleCallrequests(tx: Db, rows: SettledCall[], onlyIf: SQL = sql`true`): Promise<Set<number>> {
   const settled = await queryRows<{ id: number }>(
     tx,
     sql`update callrequests r set updated_date = now(), status = v.status, hangup_cause = v.cause_name,
         hangup_cause_q850 = v.cause, completed = v.completed, conversation = v.conversation
       from jsonb_to_recordset(${json(rows)}) as v(id bigint, status int, cause_name text, cause int, completed boolean, conversation boolean)
-      where r.id = v.id and r.status = ${CallRequestStatus.Calling}
+      where r.id = v.id and r.status = ${CallRequestStatus.Calling} and ${onlyIf}
       returning r.id`,
   );
   return new Set(settled.map((row) => Number(row.id)));

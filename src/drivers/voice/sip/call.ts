@@ -72,7 +72,7 @@ export class SipCall implements Call {
     stack.onDialog(this.callId, (m, reply) => this.onDialogMessage(m, reply));
     // The ring time counts from the INVITE, not from the wait in the CPS queue.
     const ring = () => this.timers.push(setTimeout(() => this.cancel('timeout'), this.request.timeoutSeconds * 1000));
-    this.invite = new OutgoingInvite(this.core.inviteDeps(stack, this.request.timeoutSeconds * 1000, ring), {
+    this.invite = new OutgoingInvite(this.core.inviteDeps(stack, this.request.timeoutSeconds * 1000, ring, this.request.mayDial), {
       callId: this.callId,
       user: this.request.to,
       requestUri: this.request.uri,

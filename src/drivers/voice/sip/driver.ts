@@ -87,8 +87,9 @@ export class SipDriver implements TelephonyDriver {
   }
 
   /** What an INVITE needs; a call waits for a paused proxy at most its ring time. */
-  inviteDeps(stack: SipStack, maxPauseWaitMs: number, onSent: () => void): InviteDeps {
+  inviteDeps(stack: SipStack, maxPauseWaitMs: number, onSent: () => void, mayDial?: () => boolean | Promise<boolean>): InviteDeps {
     return {
+      mayDial: mayDial ?? (() => true),
       stack,
       pacer: this.pacer,
       authPacer: this.authPacer,

@@ -49,6 +49,8 @@ export interface InviteDeps {
   onProvisional: (status: number) => void;
   /** The first INVITE goes out (after the CPS queue): the ring time starts. */
   onSent: () => void;
+  /** Asked after the CPS queue, before each INVITE goes out: false, and it is not sent (OriginateRequest.mayDial). */
+  mayDial: () => boolean | Promise<boolean>;
 }
 
 export class OutgoingInvite {
@@ -132,6 +134,15 @@ export class OutgoingInvite {
   /** One proxy: resolves 'done' when the INVITE is settled, 'next' to try the next proxy. */
   private async attempt(proxy: string): Promise<'done' | 'next'> {
     await this.deps.pacer.acquire();
+    const may = this.deps.mayDial();
+    if (may !== true) {
+      if (!(await may)) {
+        this.finish({ answered: false, status: 0, cause: Q850.OriginatorCancel, reason: 'not sent: the call was closed while it waited' });
+        return 'done';
+      }
+      // The answer took a while: a turn of its own, so the INVITEs stay `cps` apart.
+      await this.deps.pacer.acquire();
+    }
     if (this.cancelled) {
       this.finish({ answered: false, status: 487, reason: 'cancelled before sending' });
       return 'done';

@@ -11,7 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import smpp, { type Pdu } from 'smpp';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { apiClient, simulatorCampaign } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
@@ -370,6 +372,64 @@ if (onPostgres) {
       for (const p of procs) p.child.kill('SIGTERM');
       await Promise.all(procs.map((p) => p.exited));
       await sipp.stop();
+    }
+  });
+
+  test('an engine stalled with SMS waiting for its SMPP throughput sends none of those another engine settled meanwhile (PostgreSQL, the smpp package\'s server)', { timeout: 240_000 }, async () => {
+    // The SMSC: the smpp package's server, answering every bind and submit_sm at once.
+    const submits: string[] = [];
+    const smsc = smpp.createServer((session) => {
+      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('submit_sm', (pdu: Pdu) => session.send(pdu.response({ message_id: `m${submits.push(String(pdu.destination_addr))}` })));
+      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    const env = await freshEnv('stalled-sms');
+    await createUsers(env);
+    const apiProc = await serve(env, 'api');
+    const a = await serve(env, 'engine');
+    const procs = [apiProc, a];
+    const output = () => procs.map((p) => p.output()).join('\n');
+    const database = await openShared(env);
+    try {
+      const db = database.db;
+      const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
+      const admin = apiClient(apiProc.base, adminAuth);
+      const alice = apiClient(apiProc.base, basic('alice', 'alice-pw'));
+      const port = (smsc.address() as AddressInfo).port;
+      // One submit_sm a second: the messages claimed wait their turn in the driver.
+      const gateway = await admin('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw', throughput: 1 } });
+      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
+      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 8 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
+      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
+        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+      });
+      const claimedByA = sql`select count(*)::int as n from sms_messages where engine_id like ${`%-${a.child.pid}-%`} and status = 'unsent'`;
+      await waitFor(output, 30_000, async () => submits.length >= 2 && (await count(claimedByA)) >= 3);
+      const sentMessages = sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} and status in ('sent', 'delivered')`;
+      a.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [before, sentBefore] = [submits.length, await count(sentMessages)];
+      // Another engine takes it for dead (15 s silent), settles its messages (ENGINE_RESTART) and sends them again.
+      procs.push(await serve(env, 'engine'));
+      await waitFor(output, 60_000, async () => (await count(claimedByA)) === 0);
+      a.child.kill('SIGCONT');
+      await waitFor(output, 120_000, async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4);
+      // The stopped engine's queue was due at once when it continued; give it time to send.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const settled = await count(sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} and error = 'ENGINE_RESTART'`);
+      assert.ok(settled > 0, 'the stopped engine\'s messages were settled as ENGINE_RESTART');
+      const sentSince = (await count(sentMessages)) - sentBefore;
+      assert.equal(await count(sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} and status not in (4, 5, 8)`), 0, 'every subscriber final');
+      assert.equal(submits.length, before + sentSince, `the SMSC got the messages submitted before the stop and those sent since, no more:\n${output().slice(-3000)}`);
+      assert.match(a.output(), /was settled by another engine while this one was silent; not sent/);
+    } finally {
+      await database.close();
+      for (const p of procs) p.child.kill('SIGCONT');
+      for (const p of procs) p.child.kill('SIGTERM');
+      await Promise.all(procs.map((p) => p.exited));
+      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
     }
   });
 }

@@ -92,7 +92,7 @@ export class Engine {
     this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
     this.writer = new OutcomeWriter(options.db, options.config.billingIncrement, { log: options.log });
     this.ctx.smsDrivers = options.smsDrivers;
-    this.sms = new SmsEngine(this.ctx, () => this.stopping);
+    this.sms = new SmsEngine(this.ctx, () => this.stopping, { fresh: () => this.beatFresh(), beat: () => this.beatNow() });
     this.report = new CampaignReport(this.ctx, voiceKind);
   }
 

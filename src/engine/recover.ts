@@ -40,7 +40,9 @@ export async function beat(ctx: EngineContext): Promise<void> {
  * and may be placing them (engine.ts stillOurs).
  */
 export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
-  const orphans = await findOrphanCalls(ctx.db, deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now()));
+  // The predicate is evaluated by each statement: at the find, and again at each close.
+  const dead = deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now());
+  const orphans = await findOrphanCalls(ctx.db, dead);
   let closed = 0;
   for (const o of orphans) {
     const at = o.call_time ? new Date(o.call_time) : ctx.clock.now();
@@ -63,7 +65,7 @@ export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Pro
         causeName: restartCause,
       },
       ctx.config.billingIncrement,
-      deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now()),
+      dead,
     );
     if (written) closed++;
   }
@@ -72,7 +74,7 @@ export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Pro
   return closed;
 }
 
-/** Settles the messages left 'unsent' by dead engines as failed ENGINE_RESTART (retried by the policy); returns how many. */
+/** Settles the messages left 'unsent' by dead engines (still dead then) as failed ENGINE_RESTART (retried by the policy); returns how many. */
 export async function recoverSmsOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
   const dead = deadEngine('m.engine_id', ctx.engineId, opts, ctx.clock.now());
   let total = 0;
@@ -80,7 +82,7 @@ export async function recoverSmsOrphans(ctx: EngineContext, opts: DeadEngines): 
     const orphans = await findUnsentOrphans(ctx.db, dead);
     if (!orphans.length) break;
     const results = orphans.map((o) => ({ messageId: Number(o.id), ok: false as const, error: restartCause, retry: true }));
-    total += await recordResults(ctx.db, results, ctx.clock.now());
+    total += await recordResults(ctx.db, results, ctx.clock.now(), dead);
     if (orphans.length < 1000) break;
   }
   await releaseStrandedSmsSubscribers(ctx.db);

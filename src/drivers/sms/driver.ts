@@ -17,6 +17,13 @@ export interface SmsSubmit {
   from: string;
   /** The message text, variables already filled in. */
   text: string;
+  /**
+   * Asked just before the message goes out, after whatever the driver waited for first (the
+   * SMPP driver's throughput pacing): false means it is no longer the engine's to send (the
+   * engine fell silent meanwhile, and another took it for dead and settled the message), and
+   * it is not sent. `true` at once when nothing changed. Absent: always sent.
+   */
+  maySend?: () => boolean | Promise<boolean>;
 }
 
 export type SubmitResult =

@@ -249,6 +249,13 @@ export class SmppDriver implements SmsDriver {
     const ids: string[] = [];
     for (let i = 0; i < parts.length; i++) {
       await this.pace();
+      if (i === 0) {
+        const may = message.maySend?.() ?? true;
+        if (may !== true) {
+          if (!(await may)) return { ok: false, error: 'smpp: not sent: the message was settled while it waited', retry: false };
+          await this.pace(); // the answer took a while: a slot of its own, so the throughput holds
+        }
+      }
       const session = this.session;
       if (!this.bound || !session) return this.cutShort(ids, 'smpp: connection lost', true);
       const udh = parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, this.reference, parts.length, i + 1]) : undefined;

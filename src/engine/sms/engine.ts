@@ -14,6 +14,7 @@ import { CampaignReport, smsKind } from '../report.ts';
 import { type DeadEngines, recoverSmsOrphans } from '../recover.ts';
 import { smsKind as smsCampaigns } from '../../campaign/kinds.ts';
 import { endDueCampaigns, startCampaignIds } from '../store/campaigns.ts';
+import { stillClaimed } from '../store/sms-messages.ts';
 import { abortPendingSmsSubscribers } from '../store/sms-subscribers.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './claim.ts';
 import { recordResults, type SendResult } from './record.ts';
@@ -44,6 +45,8 @@ export class SmsEngine {
   constructor(
     private readonly ctx: EngineContext,
     private readonly stopping: () => boolean,
+    /** The engine's heartbeat (engine.ts): whether it is fresh, and a beat to wait for after a silence. */
+    private readonly heartbeat: { fresh: () => boolean; beat: () => Promise<void> },
   ) {
     this.report = new CampaignReport(ctx, smsKind);
   }
@@ -90,19 +93,38 @@ export class SmsEngine {
     }
   }
 
+  /**
+   * Whether the message `id`, claimed by this engine, may still go out: at once while the
+   * engine's heartbeat is fresh. After a silence of its own (this process stalled, or the
+   * database out of reach, while the message waited its turn here or in the driver), once a
+   * heartbeat has gone through again, only if no other engine settled it meanwhile (as failed
+   * ENGINE_RESTART, to be sent again as a new message): else it would be sent twice.
+   */
+  private maySend(id: number): true | Promise<boolean> {
+    if (this.heartbeat.fresh()) return true;
+    return this.heartbeat.beat().then(async () => {
+      const ours = (await stillClaimed(this.ctx.db, [id], this.ctx.engineId)).length > 0;
+      if (!ours) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
+      return ours;
+    });
+  }
+
   /** Hands a batch to the gateway's driver and records every answer in one transaction. */
   private async send({ campaign, gateway, messages }: SmsClaim): Promise<void> {
     if (!campaign || !gateway || !this.ctx.smsDrivers) return;
     const driver = this.ctx.smsDrivers(gateway);
-    const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult> => {
+    const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult | undefined> => {
+      const maySend = () => this.maySend(m.messageId);
+      const may = maySend();
+      if (may !== true && !(await may)) return undefined; // settled by the other engine: nothing to record
       try {
-        return { messageId: m.messageId, ...(await driver.send({ messageId: m.messageId, to: m.to, from: campaign.callerid, text: m.text })) };
+        return { messageId: m.messageId, ...(await driver.send({ messageId: m.messageId, to: m.to, from: campaign.callerid, text: m.text, maySend })) };
       } catch (err) {
         // A driver should answer ok: false; a throw is taken as a temporary failure.
         return { messageId: m.messageId, ok: false, error: (err as Error).message.slice(0, 200), retry: true };
       }
     });
-    await this.record(results);
+    await this.record(results.filter((r) => r !== undefined));
   }
 
   /** Records the answers, trying again a few times if the database hiccups (else a restart settles them). */

@@ -10,17 +10,18 @@
  * Crash recovery (../recover.ts) settles a dead engine's unsent messages the same way, as failed
  * ENGINE_RESTART. The statement: ../store/sms-messages.ts settleMessages.
  */
+import type { SQL } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 import type { SubmitResult } from '../../drivers/sms/driver.ts';
 import { settleMessages } from '../store/sms-messages.ts';
 
 export type SendResult = { messageId: number } & SubmitResult;
 
-/** Records a batch of driver answers at `at`; returns how many messages were recorded. */
-export async function recordResults(db: Db, results: SendResult[], at: Date): Promise<number> {
+/** Records a batch of driver answers at `at` (those of messages where `onlyIf` holds); returns how many messages were recorded. */
+export async function recordResults(db: Db, results: SendResult[], at: Date, onlyIf?: SQL): Promise<number> {
   if (!results.length) return 0;
   const rows = results.map((r) =>
     r.ok ? { id: r.messageId, ok: true, gid: r.gatewayMessageId, error: '', retry: false } : { id: r.messageId, ok: false, gid: '', error: r.error, retry: r.retry },
   );
-  return settleMessages(db, rows, at);
+  return settleMessages(db, rows, at, onlyIf);
 }

@@ -9,7 +9,7 @@ import { balanceLowEventsSql, smsMessageEventsSql } from '../../campaign/events.
 import { finalColumns, finalEvents } from './sms-subscribers.ts';
 import { type Db, queryRows } from '../../db/database.ts';
 import { CampaignStatus, SmsSubscriberStatus } from '../../db/schema.ts';
-import { json } from '../../db/sql.ts';
+import { idArray, json } from '../../db/sql.ts';
 
 const S = SmsSubscriberStatus;
 
@@ -66,8 +66,11 @@ export interface AnswerRow {
   retry: boolean;
 }
 
-/** Settles the messages `rows` answered at `at` (see sms/record.ts); returns how many were settled. */
-export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promise<number> {
+/**
+ * Settles the messages `rows` answered at `at` (see sms/record.ts), those where `onlyIf` (a
+ * predicate on the message `m`) holds; returns how many were settled.
+ */
+export async function settleMessages(db: Db, rows: AnswerRow[], at: Date, onlyIf: SQL = sql`true`): Promise<number> {
   const now = sql`${at.toISOString()}::timestamptz`;
   const [row] = await queryRows<{ n: number }>(
     db,
@@ -77,7 +80,7 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
           -- Each message as it is now (locked: a delivery report may have moved it since this
           -- statement began). Only one still 'unsent' changes status here, so only such a one
           -- has its event written here: a report that came first wrote its own.
-          select m.id, m.status as was from sms_messages m join r on r.id = m.id where m.engine_id <> '' for update of m
+          select m.id, m.status as was from sms_messages m join r on r.id = m.id where m.engine_id <> '' and ${onlyIf} for update of m
         ), m as (
           update sms_messages m set
             status = case when m.status <> 'unsent' then m.status when r.ok then 'sent' else 'failed' end,
@@ -117,6 +120,12 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date): Promi
 }
 
 /** Up to 1000 'unsent' messages whose engine is dead (`dead`: heartbeats.ts deadEngine on `m.engine_id`), by id. */
+/** Which of the messages `ids` are still claimed by the engine `engineId`, unsent and unsettled. */
+export async function stillClaimed(db: Db, ids: number[], engineId: string): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(db, sql`select id from sms_messages where id = any(${idArray(ids)}) and engine_id = ${engineId} and status = 'unsent'`);
+  return rows.map((row) => Number(row.id));
+}
+
 export function findUnsentOrphans(db: Db, dead: SQL): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(db, sql`select m.id from sms_messages m where m.engine_id <> '' and ${dead} order by m.id limit 1000`);
 }

@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import smpp, { type Pdu } from 'smpp';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
-import { apiClient, simulatorCampaign } from './cli-process.ts';
+import { type Api, apiClient, simulatorCampaign } from './cli-process.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
 import { invitedCallIds, startTracedSipp } from './sip/peers.ts';
 
@@ -261,9 +261,10 @@ if (onPostgres) {
       await waitFor(output, 30_000, async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`))[0].n >= 2);
       const campaignId = await setUpCampaign(apiProc.base, {
         contacts: 20,
-        // Each call rings 3 s then plays a 1 s message: long enough that both engines have some up at once.
+        // Ten calls a second, each ringing 3 s then playing a 1 s message: the claims spread over
+        // two seconds of passes, so both engines claim some and have them up at once.
         gateway: { answer_rate: 1, ring_seconds: [3, 3], talk_seconds: [30, 30] },
-        campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true },
+        campaign: { frequency: 600, maxretry: 1, intervalretry: 1, end_when_done: true },
       });
       // Both engines have calls up.
       await waitFor(output, 30_000, async () => {
@@ -320,10 +321,34 @@ if (onPostgres) {
     assert.equal(restarted, 0, 'no call closed as ENGINE_RESTART');
   });
 
-  test('an engine stalled with calls waiting in its sip driver\'s CPS queue sends none of those another engine closed meanwhile (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
-    const env = await freshEnv('stalled-queue');
+  /** What a stalled-queue test reads: the shared database, engine A (the one stopped), and what every process printed. */
+  interface Queued {
+    db: Database['db'];
+    count: (query: SQL) => Promise<number>;
+    a: Proc;
+    output: () => string;
+  }
+
+  /**
+   * An API process and one engine (A) on a fresh database. `start` makes a started campaign
+   * through the API. Once `queued` holds (A has claimed work still waiting in its driver), A is
+   * stopped (SIGSTOP) and `atStop` runs; another engine is started, takes A for dead (15 s
+   * silent) and settles what A had claimed (`claimedByA` counts it, until none is left). Then A
+   * continues; the campaign runs to its end (`ended`), and 3 s more, since A's queue was due at
+   * once; then `check`.
+   */
+  const stalledWithQueue = async <T,>(
+    name: string,
+    steps: {
+      start: (admin: Api, alice: Api) => Promise<{ ended: () => Promise<boolean> }>;
+      queued: (q: Queued) => Promise<boolean>;
+      claimedByA: (q: Queued) => SQL;
+      atStop: (q: Queued) => Promise<T>;
+      check: (q: Queued, atStop: T) => Promise<void>;
+    },
+  ): Promise<void> => {
+    const env = await freshEnv(name);
     await createUsers(env);
-    const { sipp, messages, trace } = await startTracedSipp('carrier.xml', root, path.join(root, 'stalled-queue-sipp.log'));
     const apiProc = await serve(env, 'api');
     const a = await serve(env, 'engine');
     const procs = [apiProc, a];
@@ -331,46 +356,70 @@ if (onPostgres) {
     const database = await openShared(env);
     try {
       const db = database.db;
-      const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
-      // Eight calls claimed at once, sent one a second (cps 1); the numbers (…X000) all answer and wait for our BYE.
-      const campaignId = await setUpCampaign(apiProc.base, {
-        contacts: 8,
-        numbers: Array.from({ length: 8 }, (_, i) => `+1203555${i}000`),
-        driver: 'sip',
-        gateway: { proxy: `127.0.0.1:${sipp.port}`, cps: 1, bind_address: '127.0.0.1', bind_port: 0 },
-        campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 10, end_when_done: true },
-      });
-      await waitFor(output, 30_000, async () => (await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7`)) === 8 && invitedCallIds(messages()).size >= 2);
-      // Stopped with calls still in its CPS queue; what sipp got by then was sent before the stop.
+      const q: Queued = { db, a, output, count: async (query) => (await queryRows<{ n: number }>(db, query))[0].n };
+      const { ended } = await steps.start(apiClient(apiProc.base, adminAuth), apiClient(apiProc.base, basic('alice', 'alice-pw')));
+      await waitFor(output, 30_000, () => steps.queued(q));
       a.child.kill('SIGSTOP');
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const before = invitedCallIds(messages());
-      assert.ok(before.size < 8, `calls still queued at the stop (${before.size} of 8 sent)`);
-      // Another engine takes it for dead (15 s silent), closes its calls and retries them.
+      const atStop = await steps.atStop(q);
       procs.push(await serve(env, 'engine'));
-      await waitFor(output, 60_000, async () => (await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7 and engine_id like ${`%-${a.child.pid}-%`}`)) === 0);
+      await waitFor(output, 60_000, async () => (await q.count(steps.claimedByA(q))) === 0);
       a.child.kill('SIGCONT');
-      const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
-      await waitFor(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
-      // The stopped engine's queue was due at once when it continued; give it time to send.
+      await waitFor(output, 120_000, ended);
       await new Promise((resolve) => setTimeout(resolve, 3000));
-      const calls = await queryRows<{ call_uuid: string; hangup_cause: string }>(db, sql`select call_uuid, hangup_cause from callrequests where campaign_id = ${campaignId}`);
-      const closed = calls.filter((r) => r.hangup_cause === 'ENGINE_RESTART').map((r) => r.call_uuid);
-      assert.ok(closed.length >= 8 - before.size, `the stopped engine's queued calls were closed as ENGINE_RESTART (${closed.length})`);
-      const invited = invitedCallIds(messages());
-      const sentLate = closed.filter((id) => invited.has(id) && !before.has(id));
-      assert.deepEqual(sentLate, [], `INVITEs sent for calls another engine had closed:\n${output().slice(-3000)}\n${trace().slice(-2000)}`);
-      assert.match(a.output(), /were closed by another engine while this one was silent; not placed/);
-      // The retries were placed (by either engine): every subscriber final, each call once.
-      assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
-      assert.deepEqual(await dialledTwice(db, campaignId), []);
-      const retries = calls.filter((r) => r.hangup_cause !== 'ENGINE_RESTART').map((r) => r.call_uuid);
-      assert.deepEqual([...invited].sort(), [...before, ...retries].sort(), 'sipp got the INVITEs sent before the stop and the retries, no more');
+      await steps.check(q, atStop);
     } finally {
       await database.close();
       for (const p of procs) p.child.kill('SIGCONT');
       for (const p of procs) p.child.kill('SIGTERM');
       await Promise.all(procs.map((p) => p.exited));
+    }
+  };
+
+  /** A's pid as it appears in its engine id (host-pid-random). */
+  const engineOf = (a: Proc) => `%-${a.child.pid}-%`;
+
+  test('an engine stalled with calls waiting in its sip driver\'s CPS queue sends none of those another engine closed meanwhile (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
+    const { sipp, messages, trace } = await startTracedSipp('carrier.xml', root, path.join(root, 'stalled-queue-sipp.log'));
+    let campaignId = 0;
+    try {
+      await stalledWithQueue('stalled-queue', {
+        async start(admin, alice) {
+          // Eight calls claimed at once, sent one a second (cps 1); the numbers (…X000) all answer and wait for our BYE.
+          campaignId = await simulatorCampaign(admin, alice, {
+            name: 'crash',
+            contacts: 8,
+            numbers: Array.from({ length: 8 }, (_, i) => `+1203555${i}000`),
+            driver: 'sip',
+            gateway: { proxy: `127.0.0.1:${sipp.port}`, cps: 1, bind_address: '127.0.0.1', bind_port: 0 },
+            campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 10, end_when_done: true },
+          });
+          return { ended: async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4 };
+        },
+        queued: async ({ count }) => (await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7`)) === 8 && invitedCallIds(messages()).size >= 2,
+        claimedByA: ({ a }) => sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and status = 7 and engine_id like ${engineOf(a)}`,
+        // What sipp got by the stop was sent before it.
+        async atStop() {
+          const before = invitedCallIds(messages());
+          assert.ok(before.size < 8, `calls still queued at the stop (${before.size} of 8 sent)`);
+          return before;
+        },
+        async check({ db, count, a, output }, before) {
+          const calls = await queryRows<{ call_uuid: string; hangup_cause: string }>(db, sql`select call_uuid, hangup_cause from callrequests where campaign_id = ${campaignId}`);
+          const closed = calls.filter((r) => r.hangup_cause === 'ENGINE_RESTART').map((r) => r.call_uuid);
+          assert.ok(closed.length >= 8 - before.size, `the stopped engine's queued calls were closed as ENGINE_RESTART (${closed.length})`);
+          const invited = invitedCallIds(messages());
+          const sentLate = closed.filter((id) => invited.has(id) && !before.has(id));
+          assert.deepEqual(sentLate, [], `INVITEs sent for calls another engine had closed:\n${output().slice(-3000)}\n${trace().slice(-2000)}`);
+          assert.match(a.output(), /were closed by another engine while this one was silent; not placed/);
+          // The retries were placed (by either engine): every subscriber final, each call once.
+          assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
+          assert.deepEqual(await dialledTwice(db, campaignId), []);
+          const retries = calls.filter((r) => r.hangup_cause !== 'ENGINE_RESTART').map((r) => r.call_uuid);
+          assert.deepEqual([...invited].sort(), [...before, ...retries].sort(), 'sipp got the INVITEs sent before the stop and the retries, no more');
+        },
+      });
+    } finally {
       await sipp.stop();
     }
   });
@@ -385,50 +434,36 @@ if (onPostgres) {
       session.on('error', () => {});
     });
     await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
-    const env = await freshEnv('stalled-sms');
-    await createUsers(env);
-    const apiProc = await serve(env, 'api');
-    const a = await serve(env, 'engine');
-    const procs = [apiProc, a];
-    const output = () => procs.map((p) => p.output()).join('\n');
-    const database = await openShared(env);
+    let campaignId = 0;
+    const sentMessages = () => sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaignId} and status in ('sent', 'delivered')`;
+    const claimedByA = ({ a }: Queued) => sql`select count(*)::int as n from sms_messages where engine_id like ${engineOf(a)} and status = 'unsent'`;
     try {
-      const db = database.db;
-      const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
-      const admin = apiClient(apiProc.base, adminAuth);
-      const alice = apiClient(apiProc.base, basic('alice', 'alice-pw'));
-      const port = (smsc.address() as AddressInfo).port;
-      // One submit_sm a second: the messages claimed wait their turn in the driver.
-      const gateway = await admin('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw', throughput: 1 } });
-      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
-      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 8 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
-      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
-        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+      await stalledWithQueue('stalled-sms', {
+        async start(admin, alice) {
+          const port = (smsc.address() as AddressInfo).port;
+          // One submit_sm a second: the messages claimed wait their turn in the driver.
+          const gateway = await admin('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw', throughput: 1 } });
+          const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
+          await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 8 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
+          const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
+            name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+          });
+          campaignId = campaign.id;
+          return { ended: async () => (await alice('GET', `/rest-api/sms-campaigns/${campaignId}/`)).status === 4 };
+        },
+        claimedByA,
+        queued: async (q) => submits.length >= 2 && (await q.count(claimedByA(q))) >= 3,
+        atStop: async ({ count }) => ({ before: submits.length, sentBefore: await count(sentMessages()) }),
+        async check({ count, a, output }, { before, sentBefore }) {
+          const settled = await count(sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaignId} and error = 'ENGINE_RESTART'`);
+          assert.ok(settled > 0, 'the stopped engine\'s messages were settled as ENGINE_RESTART');
+          assert.equal(await count(sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
+          const sentSince = (await count(sentMessages())) - sentBefore;
+          assert.equal(submits.length, before + sentSince, `the SMSC got the messages submitted before the stop and those sent since, no more:\n${output().slice(-3000)}`);
+          assert.match(a.output(), /was settled by another engine while this one was silent; not sent/);
+        },
       });
-      const claimedByA = sql`select count(*)::int as n from sms_messages where engine_id like ${`%-${a.child.pid}-%`} and status = 'unsent'`;
-      await waitFor(output, 30_000, async () => submits.length >= 2 && (await count(claimedByA)) >= 3);
-      const sentMessages = sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} and status in ('sent', 'delivered')`;
-      a.child.kill('SIGSTOP');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const [before, sentBefore] = [submits.length, await count(sentMessages)];
-      // Another engine takes it for dead (15 s silent), settles its messages (ENGINE_RESTART) and sends them again.
-      procs.push(await serve(env, 'engine'));
-      await waitFor(output, 60_000, async () => (await count(claimedByA)) === 0);
-      a.child.kill('SIGCONT');
-      await waitFor(output, 120_000, async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4);
-      // The stopped engine's queue was due at once when it continued; give it time to send.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      const settled = await count(sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} and error = 'ENGINE_RESTART'`);
-      assert.ok(settled > 0, 'the stopped engine\'s messages were settled as ENGINE_RESTART');
-      const sentSince = (await count(sentMessages)) - sentBefore;
-      assert.equal(await count(sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} and status not in (4, 5, 8)`), 0, 'every subscriber final');
-      assert.equal(submits.length, before + sentSince, `the SMSC got the messages submitted before the stop and those sent since, no more:\n${output().slice(-3000)}`);
-      assert.match(a.output(), /was settled by another engine while this one was silent; not sent/);
     } finally {
-      await database.close();
-      for (const p of procs) p.child.kill('SIGCONT');
-      for (const p of procs) p.child.kill('SIGTERM');
-      await Promise.all(procs.map((p) => p.exited));
       await new Promise((resolve) => smsc.close(() => resolve(undefined)));
     }
   });

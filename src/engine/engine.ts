@@ -92,7 +92,7 @@ export class Engine {
     this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
     this.writer = new OutcomeWriter(options.db, options.config.billingIncrement, { log: options.log });
     this.ctx.smsDrivers = options.smsDrivers;
-    this.sms = new SmsEngine(this.ctx, () => this.stopping, { fresh: () => this.beatFresh(), beat: () => this.beatNow() });
+    this.sms = new SmsEngine(this.ctx, () => this.stopping, { fresh: () => this.beatFresh(), afterSilence: (check, none) => this.afterSilence(check, none) });
     this.report = new CampaignReport(this.ctx, voiceKind);
   }
 
@@ -182,10 +182,28 @@ export class Engine {
    * Without this, such a call was placed twice: by this engine late, and by the retry.
    */
   private async stillOurs(ids: number[]): Promise<Set<number>> {
-    await this.beatNow();
-    const closed = new Set(await closedCalls(this.ctx.db, ids));
+    const closed = new Set(await this.afterSilence(() => closedCalls(this.ctx.db, ids), ids));
     if (closed.size) this.ctx.log.warn(`engine: call(s) ${[...closed].join(', ')} were closed by another engine while this one was silent; not placed`);
     return new Set(ids.filter((id) => !closed.has(id)));
+  }
+
+  /**
+   * After a silence of this engine's own: `check` (which of its claimed calls or messages are
+   * still its own) once a heartbeat has gone through again. While the database does not answer
+   * it tries again; when the engine is stopping it gives up with `none` (nothing is sent, and
+   * what was claimed stays this engine's, to be recovered once it is gone).
+   */
+  private async afterSilence<T>(check: () => Promise<T>, none: T): Promise<T> {
+    for (let wait = 200; ; wait = Math.min(2 * wait, 5000)) {
+      try {
+        await this.beatNow();
+        return await check();
+      } catch (err) {
+        if (this.stopping) return none;
+        this.ctx.log.warn(`engine: back from a silence, the database does not answer yet (${(err as Error).message}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   /** For the driver, just before the call goes out (see OriginateRequest.mayDial): at once while the heartbeat is fresh. */

@@ -45,8 +45,8 @@ export class SmsEngine {
   constructor(
     private readonly ctx: EngineContext,
     private readonly stopping: () => boolean,
-    /** The engine's heartbeat (engine.ts): whether it is fresh, and a beat to wait for after a silence. */
-    private readonly heartbeat: { fresh: () => boolean; beat: () => Promise<void> },
+    /** The engine's heartbeat (engine.ts): whether it is fresh, and a check made once one has gone through after a silence. */
+    private readonly heartbeat: { fresh: () => boolean; afterSilence: (check: () => Promise<number[]>, none: number[]) => Promise<number[]> },
   ) {
     this.report = new CampaignReport(ctx, smsKind);
   }
@@ -102,10 +102,9 @@ export class SmsEngine {
    */
   private maySend(id: number): true | Promise<boolean> {
     if (this.heartbeat.fresh()) return true;
-    return this.heartbeat.beat().then(async () => {
-      const ours = (await stillClaimed(this.ctx.db, [id], this.ctx.engineId)).length > 0;
-      if (!ours) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
-      return ours;
+    return this.heartbeat.afterSilence(() => stillClaimed(this.ctx.db, [id], this.ctx.engineId), []).then((claimed) => {
+      if (!claimed.length) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
+      return claimed.length > 0;
     });
   }
 
@@ -115,9 +114,9 @@ export class SmsEngine {
     const driver = this.ctx.smsDrivers(gateway);
     const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult | undefined> => {
       const maySend = () => this.maySend(m.messageId);
-      const may = maySend();
-      if (may !== true && !(await may)) return undefined; // settled by the other engine: nothing to record
       try {
+        const may = maySend();
+        if (may !== true && !(await may)) return undefined; // settled by another engine: nothing to record
         return { messageId: m.messageId, ...(await driver.send({ messageId: m.messageId, to: m.to, from: campaign.callerid, text: m.text, maySend })) };
       } catch (err) {
         // A driver should answer ok: false; a throw is taken as a temporary failure.

@@ -119,13 +119,13 @@ export async function settleMessages(db: Db, rows: AnswerRow[], at: Date, onlyIf
   return Number(row?.n ?? 0);
 }
 
-/** Up to 1000 'unsent' messages whose engine is dead (`dead`: heartbeats.ts deadEngine on `m.engine_id`), by id. */
 /** Which of the messages `ids` are still claimed by the engine `engineId`, unsent and unsettled. */
 export async function stillClaimed(db: Db, ids: number[], engineId: string): Promise<number[]> {
   const rows = await queryRows<{ id: number }>(db, sql`select id from sms_messages where id = any(${idArray(ids)}) and engine_id = ${engineId} and status = 'unsent'`);
   return rows.map((row) => Number(row.id));
 }
 
+/** Up to 1000 'unsent' messages whose engine is dead (`dead`: heartbeats.ts deadEngine on `m.engine_id`), by id. */
 export function findUnsentOrphans(db: Db, dead: SQL): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(db, sql`select m.id from sms_messages m where m.engine_id <> '' and ${dead} order by m.id limit 1000`);
 }

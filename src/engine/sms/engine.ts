@@ -94,26 +94,35 @@ export class SmsEngine {
   }
 
   /**
-   * Whether the message `id`, claimed by this engine, may still go out: at once while the
-   * engine's heartbeat is fresh. After a silence of its own (this process stalled, or the
-   * database out of reach, while the message waited its turn here or in the driver), once a
-   * heartbeat has gone through again, only if no other engine settled it meanwhile (as failed
-   * ENGINE_RESTART, to be sent again as a new message): else it would be sent twice.
+   * For a batch's messages: whether the message `id`, claimed by this engine, may still go out.
+   * At once while the engine's heartbeat is fresh. After a silence of its own (this process
+   * stalled, or the database out of reach, while the message waited its turn here or in the
+   * driver), once a heartbeat has gone through again, only if no other engine settled it
+   * meanwhile (as failed ENGINE_RESTART, to be sent again as a new message): else it would be
+   * sent twice. The messages asking at once after a silence share one query for the batch.
    */
-  private maySend(id: number): true | Promise<boolean> {
-    if (this.heartbeat.fresh()) return true;
-    return this.heartbeat.afterSilence(() => stillClaimed(this.ctx.db, [id], this.ctx.engineId), []).then((claimed) => {
-      if (!claimed.length) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
-      return claimed.length > 0;
-    });
+  private sendGate(ids: number[]): (id: number) => true | Promise<boolean> {
+    let checking: Promise<Set<number>> | undefined;
+    return (id) => {
+      if (this.heartbeat.fresh()) return true;
+      checking ??= this.heartbeat
+        .afterSilence(() => stillClaimed(this.ctx.db, ids, this.ctx.engineId), [])
+        .then((claimed) => new Set(claimed))
+        .finally(() => (checking = undefined));
+      return checking.then((claimed) => {
+        if (!claimed.has(id)) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
+        return claimed.has(id);
+      });
+    };
   }
 
   /** Hands a batch to the gateway's driver and records every answer in one transaction. */
   private async send({ campaign, gateway, messages }: SmsClaim): Promise<void> {
     if (!campaign || !gateway || !this.ctx.smsDrivers) return;
     const driver = this.ctx.smsDrivers(gateway);
+    const gate = this.sendGate(messages.map((m) => m.messageId));
     const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult | undefined> => {
-      const maySend = () => this.maySend(m.messageId);
+      const maySend = () => gate(m.messageId);
       try {
         const may = maySend();
         if (may !== true && !(await may)) return undefined; // settled by another engine: nothing to record

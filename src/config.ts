@@ -32,6 +32,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** Events older than this are pruned (days). */
   readonly eventRetentionDays: number;
+  /** PostgreSQL: an engine whose heartbeat is this old (by the database's clock) is taken for dead (seconds). */
+  readonly engineStaleSeconds: number;
   /** This server's address as webhook receivers should see links (e.g. https://dialer.example.com). */
   readonly publicUrl: string;
   /** How long a browser sign-in (the console's session cookie) lasts, from sign-in (hours). */
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.DIALER_ADMIN_PASSWORD || undefined,
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    engineStaleSeconds: integer(env, 'ENGINE_STALE_SECONDS', 15, 6, 3600),
     publicUrl: publicUrl(env, host),
     sessionHours: integer(env, 'SESSION_HOURS', 12, 1, 8760),
     contactCaps: policy(env, 'CONTACT_CAPS', parseContactCaps, 'regulation_f'),

@@ -137,6 +137,7 @@ export async function serve(config: Config, role: Role): Promise<Running> {
       smsDrivers: (gateway) => (smsDrivers as SmsGatewayDrivers).driverOf(gateway),
       config,
       databaseKind: database.kind,
+      staleMs: config.engineStaleSeconds * 1000,
     });
     await engine.recover();
     engine.start();

@@ -23,6 +23,7 @@ describe('configuration', () => {
       billingIncrement: 6,
       adminPassword: undefined,
       sessionHours: 12,
+      engineStaleSeconds: 15,
       smtpUrl: undefined,
       mailFrom: 'reminders@localhost',
     };
@@ -46,6 +47,7 @@ describe('configuration', () => {
       BILLING_INCREMENT: '0',
       DIALER_ADMIN_PASSWORD: 'secret',
       SESSION_HOURS: '8',
+      ENGINE_STALE_SECONDS: '45',
     });
     assert.equal(config.port, 9001);
     assert.equal(config.host, '0.0.0.0');
@@ -59,6 +61,7 @@ describe('configuration', () => {
     assert.equal(config.billingIncrement, 0);
     assert.equal(config.adminPassword, 'secret');
     assert.equal(config.sessionHours, 8);
+    assert.equal(config.engineStaleSeconds, 45);
     assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, '10.0.0.0/8, 127.0.0.1');
     assert.equal(loadConfig({ TRUST_PROXY: 'no' }).trustProxy, false);
     assert.equal(loadConfig({ SMTP_URL: 'smtp://relay.example:2525' }).smtpUrl, 'smtp://relay.example:2525');
@@ -83,6 +86,8 @@ describe('configuration', () => {
       ['SESSION_HOURS', '0'],
       ['SESSION_HOURS', '1.5'],
       ['SESSION_HOURS', '9000'],
+      ['ENGINE_STALE_SECONDS', '5'],
+      ['ENGINE_STALE_SECONDS', 'long'],
       ['SMTP_URL', 'smtps://relay.example'],
       ['SMTP_URL', 'smtp://user:pw@relay.example'],
     ];

@@ -249,8 +249,8 @@ if (onPostgres) {
    * count_attempt the calls placed, and each call written once: one A-leg CDR and one
    * call.completed. Returns the calls closed as ENGINE_RESTART.
    */
-  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>, log?: RegExp): Promise<{ restarted: number; output: string }> => {
-    const env = await freshEnv(name);
+  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>, log?: RegExp, settings: Env = {}): Promise<{ restarted: number; output: string }> => {
+    const env = { ...(await freshEnv(name)), ...settings };
     await createUsers(env);
     const apiProc = await serve(env, 'api');
     const engines = await Promise.all([serve(env, 'engine'), serve(env, 'engine')]);
@@ -301,12 +301,13 @@ if (onPostgres) {
   test('an engine stalled past its heartbeat: another closes its calls and retries them; its late outcomes are not written again (PostgreSQL)', { timeout: 240_000 }, async () => {
     const { restarted, output } = await stalledPair('stalled-one', async ([a]) => {
       a.child.kill('SIGSTOP');
-      // The other engine takes it for dead (15 s silent, at its next recovery) and closes its calls.
+      // The other engine takes it for dead (12 s silent, ENGINE_STALE_SECONDS, at its next recovery) and closes its calls.
       await new Promise((resolve) => setTimeout(resolve, 30_000));
       a.child.kill('SIGCONT');
-    }, /no heartbeat for \d+ s/);
+    }, /no heartbeat for \d+ s/, { ENGINE_STALE_SECONDS: '12' });
     assert.ok(restarted > 0, 'the stalled engine\'s calls were closed as ENGINE_RESTART');
     assert.ok(/no heartbeat for \d+ s/.test(output), `the stalled engine said it had been silent:\n${output.slice(-3000)}`);
+    assert.match(output, /it takes no other engine for dead for 12 s/, 'ENGINE_STALE_SECONDS reached the engines');
   });
 
   test('two engines stalled together, one back before the other: neither takes the other for dead (PostgreSQL)', { timeout: 240_000 }, async () => {

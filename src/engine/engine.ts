@@ -32,7 +32,7 @@ export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   /** 'pglite': one process per database, so any other engine's CALLING calls are dead. */
   databaseKind: 'pglite' | 'postgres';
   pollMs?: number;
-  /** PostgreSQL: an engine silent this long is dead (its calls are recovered). */
+  /** PostgreSQL: an engine silent this long is dead (its calls are recovered); 15 s (ENGINE_STALE_SECONDS). */
   staleMs?: number;
   /** stop(): calls still up after this long are hung up (and recorded). */
   stopGraceMs?: number;

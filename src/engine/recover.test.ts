@@ -7,6 +7,7 @@ import { dbLabel, onPostgres, testDatabase } from '../../test/helpers.ts';
 import { makeEngine } from '../../test/factories.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 import { ScriptedDriver } from '../drivers/voice/scripted.ts';
+import { ManualClock } from '../clock.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -85,4 +86,39 @@ test(`two engines sharing a campaign never dial a subscriber twice (${dbLabel})`
     sql`select count(*)::int as n from callrequests where campaign_id = ${s.campaignId} group by subscriber_id having count(*) > 1`,
   );
   assert.deepEqual(twice, []);
+});
+
+test(`engines judge heartbeats on the database's clock: a live engine whose clock is years behind is not taken for dead, a silent one is (${dbLabel})`, async () => {
+  // The scenario's engine (B) keeps its test clock, eleven months or more behind the database's;
+  // A's clock is years further behind; the silent and the quiet engines never ran here. On each
+  // engine's own clock, B took A for dead (its beat years old) and the silent one for alive (its
+  // beat "in B's future").
+  const s = await scenario(db, { numbers: ['+15550031', '+15550032', '+15550033'] });
+  const tag = Math.random().toString(36).slice(2, 8);
+  const ids = { live: `engine-behind-${tag}`, silent: `engine-silent-${tag}`, quiet: `engine-quiet-${tag}` };
+  const a = makeEngine(db, new ManualClock('2020-01-01T00:00:00Z'), { driver: new ScriptedDriver(s.clock), engineId: ids.live });
+  await a.recover(); // beats
+  await db.execute(sql`insert into engine_heartbeats (engine_id, heartbeat_at) values
+    (${ids.silent}, now() - interval '20 seconds'), (${ids.quiet}, now() - interval '5 seconds')`);
+  const owners = [ids.live, ids.silent, ids.quiet];
+  await db.update(subscribers).set({ status: 6, count_attempt: 1 }).where(eq(subscribers.campaign_id, s.campaignId));
+  await db.insert(callrequests).values(
+    s.subscriberIds.map((id, i) => ({ campaign_id: s.campaignId, subscriber_id: id, status: 7, call_uuid: `${owners[i]}-call`, phone_number: `+1555003${i + 1}`, phone_key: `1555003${i + 1}`, engine_id: owners[i] })),
+  );
+  try {
+    assert.equal(await s.engine.recover(), 1, 'only the silent engine is dead');
+    const reqs = await queryRows<{ engine_id: string; status: number; hangup_cause: string }>(
+      db,
+      sql`select engine_id, status, hangup_cause from callrequests where campaign_id = ${s.campaignId} order by subscriber_id`,
+    );
+    assert.deepEqual(reqs, [
+      { engine_id: ids.live, status: 7, hangup_cause: '' },
+      { engine_id: ids.silent, status: 2, hangup_cause: 'ENGINE_RESTART' },
+      { engine_id: ids.quiet, status: 7, hangup_cause: '' },
+    ]);
+  } finally {
+    // The live and quiet engines' calls would be another test's orphans once their beats are stale.
+    await db.execute(sql`delete from callrequests where campaign_id = ${s.campaignId} and status = 7`);
+    await db.execute(sql`delete from engine_heartbeats where engine_id in (${ids.live}, ${ids.silent}, ${ids.quiet})`);
+  }
 });

@@ -2,9 +2,10 @@
  * Crash recovery (issue 5 §11), for voice calls and SMS messages. An engine writes its id on the
  * callrequests it places and the sms_messages it claims, and beats a heartbeat row each pass.
  * "Dead" means: on embedded PGlite (one process per data directory) any engine but this one; on
- * PostgreSQL an engine whose heartbeat is older than `staleMs` (or that never beat). So after a
- * `kill -9` and a restart, PGlite recovers at once and PostgreSQL within `staleMs`. Both kinds
- * find a dead engine's rows with the one predicate (store/heartbeats.ts deadEngine).
+ * PostgreSQL an engine whose heartbeat is older than `staleMs` by the database's clock (or that
+ * never beat). So after a `kill -9` and a restart, PGlite recovers at once and PostgreSQL within
+ * `staleMs` (ENGINE_STALE_SECONDS). Both kinds find a dead engine's rows with the one predicate
+ * (store/heartbeats.ts deadEngine).
  *
  * What is done with those rows stays two functions, because it differs in substance:
  * - a CALLING callrequest is closed as a FAILURE with hangup_cause ENGINE_RESTART and an A-leg
@@ -31,7 +32,7 @@ export type { DeadEngines };
 
 /** Writes this engine's heartbeat. */
 export async function beat(ctx: EngineContext): Promise<void> {
-  await writeBeat(ctx.db, ctx.engineId, ctx.clock.now());
+  await writeBeat(ctx.db, ctx.engineId);
 }
 
 /**
@@ -41,7 +42,7 @@ export async function beat(ctx: EngineContext): Promise<void> {
  */
 export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
   // The predicate is evaluated by each statement: at the find, and again at each close.
-  const dead = deadEngine('r.engine_id', ctx.engineId, opts, ctx.clock.now());
+  const dead = deadEngine('r.engine_id', ctx.engineId, opts);
   const orphans = await findOrphanCalls(ctx.db, dead);
   let closed = 0;
   for (const o of orphans) {
@@ -76,7 +77,7 @@ export async function recoverOrphans(ctx: EngineContext, opts: DeadEngines): Pro
 
 /** Settles the messages left 'unsent' by dead engines (still dead then) as failed ENGINE_RESTART (retried by the policy); returns how many. */
 export async function recoverSmsOrphans(ctx: EngineContext, opts: DeadEngines): Promise<number> {
-  const dead = deadEngine('m.engine_id', ctx.engineId, opts, ctx.clock.now());
+  const dead = deadEngine('m.engine_id', ctx.engineId, opts);
   let total = 0;
   for (;;) {
     const orphans = await findUnsentOrphans(ctx.db, dead);

@@ -2,13 +2,18 @@
  * engine_heartbeats: each engine beats its row every pass; recovery (recover.ts) takes an engine
  * whose row is stale (or missing) for dead. `deadEngine` is the one predicate both kinds of
  * in-flight work (voice callrequests, SMS messages) use to find a dead engine's rows.
+ *
+ * Both the beat and the judging of it are on the database's clock (now()), not the engines':
+ * engines on several machines agree on who is silent however far apart their clocks are. With
+ * each engine's own clock, one whose clock ran staleMs ahead of another's took it for dead while
+ * it lived, and closed and dialled again its calls still up.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database.ts';
 
-/** Writes (or refreshes) the heartbeat of `engineId` at `at`. */
-export async function beat(db: Db, engineId: string, at: Date): Promise<void> {
-  await db.execute(sql`insert into engine_heartbeats (engine_id, heartbeat_at) values (${engineId}, ${at.toISOString()}::timestamptz)
+/** Writes (or refreshes) the heartbeat of `engineId`, at the database's now(). */
+export async function beat(db: Db, engineId: string): Promise<void> {
+  await db.execute(sql`insert into engine_heartbeats (engine_id, heartbeat_at) values (${engineId}, now())
     on conflict (engine_id) do update set heartbeat_at = excluded.heartbeat_at`);
 }
 
@@ -25,12 +30,12 @@ export interface DeadEngines {
 
 /**
  * The predicate "the engine in `column` is dead" for a row alias's engine_id column (`r.engine_id`):
- * any engine but `engineId`, or, without `anyOtherEngine`, one with no heartbeat since `staleBefore`.
+ * any engine but `engineId`, or, without `anyOtherEngine`, one with no heartbeat in the last
+ * staleMs by the database's clock (evaluated by each statement that holds it, at its start).
  */
-export function deadEngine(column: 'r.engine_id' | 'm.engine_id', engineId: string, opts: DeadEngines, now: Date): SQL {
+export function deadEngine(column: 'r.engine_id' | 'm.engine_id', engineId: string, opts: DeadEngines): SQL {
   const col = sql.raw(column);
   if (opts.anyOtherEngine) return sql`${col} <> ${engineId}`;
-  const staleBefore = new Date(now.getTime() - opts.staleMs).toISOString();
   return sql`${col} <> ${engineId} and not exists (select 1 from engine_heartbeats h
-          where h.engine_id = ${col} and h.heartbeat_at >= ${staleBefore}::timestamptz)`;
+          where h.engine_id = ${col} and h.heartbeat_at >= now() - ${opts.staleMs}::int * interval '1 millisecond')`;
 }

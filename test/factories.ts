@@ -158,6 +158,10 @@ export interface TestEngineOptions {
   dataDir?: string;
   /** The engine's loop (start()): the sleep between passes, and the spacing of its whole passes (default 200 ms). */
   pollMs?: number;
+  /** An engine silent this long is dead; its heartbeat is fresh for a third of it (default 15 s). */
+  staleMs?: number;
+  /** Where its warnings go (none by default). */
+  warn?: (message: string) => void;
 }
 
 /** An engine on `clock` (UTC, PostgreSQL's rules for dead engines), logging only errors. */
@@ -165,7 +169,7 @@ export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions =
   const { driver, smsDriver } = opts;
   return new Engine({
     db,
-    log: { info: () => {}, warn: () => {}, error: (m) => console.error(m) },
+    log: { info: () => {}, warn: opts.warn ?? (() => {}), error: (m) => console.error(m) },
     clock,
     drivers: () => {
       if (!driver) throw new Error('no voice calls in SMS tests');
@@ -176,5 +180,6 @@ export function makeEngine(db: Db, clock: ManualClock, opts: TestEngineOptions =
     databaseKind: 'postgres',
     engineId: opts.engineId,
     pollMs: opts.pollMs,
+    staleMs: opts.staleMs,
   });
 }

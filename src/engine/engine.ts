@@ -74,6 +74,8 @@ export class Engine {
   private lastBeatReal = -Infinity;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
+  /** The calls asking mayDial() after a silence whose shared check has not begun yet. */
+  private asking: { ids: number[]; ours: Promise<Set<number>> } | undefined;
   /** The heartbeat being written, which every caller of beatNow() meanwhile waits for. */
   private beating?: Promise<void>;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
@@ -206,9 +208,24 @@ export class Engine {
     }
   }
 
-  /** For the driver, just before the call goes out (see OriginateRequest.mayDial): at once while the heartbeat is fresh. */
+  /**
+   * For the driver, just before the call goes out (see OriginateRequest.mayDial): at once while
+   * the heartbeat is fresh. After a silence, the calls that ask in the same turn (every call
+   * waiting for a FreeSWITCH connection, let through together once it is back) share one check;
+   * one that asks once that check has begun waits for the next.
+   */
   private mayDial(id: number): true | Promise<boolean> {
-    return this.beatFresh() || this.stillOurs([id]).then((ours) => ours.has(id));
+    if (this.beatFresh()) return true;
+    if (!this.asking) {
+      const ids: number[] = [];
+      const ours = Promise.resolve().then(() => {
+        this.asking = undefined;
+        return this.stillOurs(ids);
+      });
+      this.asking = { ids, ours };
+    }
+    this.asking.ids.push(id);
+    return this.asking.ours.then((ours) => ours.has(id));
   }
 
   /** One scheduling pass. */

@@ -8,6 +8,7 @@ import { makeEngine } from '../../test/factories.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 import { ScriptedDriver } from '../drivers/voice/scripted.ts';
 import { ManualClock } from '../clock.ts';
+import type { Call, Hangup, OriginateRequest, TelephonyDriver } from '../drivers/voice/driver.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -121,4 +122,61 @@ test(`engines judge heartbeats on the database's clock: a live engine whose cloc
     await db.execute(sql`delete from callrequests where campaign_id = ${s.campaignId} and status = 7`);
     await db.execute(sql`delete from engine_heartbeats where engine_id in (${ids.live}, ${ids.silent}, ${ids.quiet})`);
   }
+});
+
+/**
+ * A carrier line that holds every call until `open()`, as FreeSWITCH's driver holds them while
+ * its connection is re-made, and then asks the engine whether each may still go out
+ * (OriginateRequest.mayDial). A call let through is busy; one refused ends ORIGINATOR_CANCEL.
+ */
+class HeldLine implements TelephonyDriver {
+  readonly name = 'held';
+  readonly placed: string[] = [];
+  readonly refused: string[] = [];
+  open!: () => void;
+  private readonly back = new Promise<void>((resolve) => (this.open = resolve));
+
+  originate(request: OriginateRequest): Call {
+    const at = new Date();
+    const hangup = (cause: number, causeName: string): Hangup => ({ cause, causeName, startedAt: at, answeredAt: null, endedAt: at, duration: 0, billsec: 0 });
+    const ended = this.back.then(async () => {
+      const may = request.mayDial?.() ?? true;
+      if (may === true || (await may)) {
+        this.placed.push(request.to);
+        return hangup(17, 'USER_BUSY');
+      }
+      this.refused.push(request.to);
+      return hangup(487, 'ORIGINATOR_CANCEL');
+    });
+    const none = async () => {
+      throw new Error('never answered');
+    };
+    return { callId: request.callId, answered: ended.then((h) => ({ answered: false, hangup: h })), ended, play: none, collect: none, record: none, listen: none, transfer: none, bridge: none, hangup: async () => {} };
+  }
+
+  async close(): Promise<void> {}
+}
+
+test(`after a silence, the calls a driver lets through at once share one check: those another engine closed are not placed, the others are (${dbLabel})`, async () => {
+  const numbers = Array.from({ length: 20 }, (_, i) => `+1555004${String(i).padStart(2, '0')}`);
+  const s = await scenario(db, { numbers, campaign: { frequency: 1_000_000, next_call_at: '2026-01-05T08:59:59Z' } });
+  const line = new HeldLine();
+  const warnings: string[] = [];
+  // Fresh for 200 ms after each heartbeat: the calls below wait longer than that.
+  const engine = makeEngine(db, s.clock, { driver: line, staleMs: 600, warn: (m) => warnings.push(m) });
+  assert.equal((await engine.runOnce()).started, 20);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  // Meanwhile another engine took this one for dead and closed five of its calls (recover.ts).
+  const closed = await queryRows<{ id: number; phone_number: string }>(
+    db,
+    sql`update callrequests set status = 2, hangup_cause = 'ENGINE_RESTART' where id in
+      (select id from callrequests where campaign_id = ${s.campaignId} order by id limit 5) returning id, phone_number`,
+  );
+  line.open();
+  await engine.settle();
+  assert.deepEqual(line.refused.sort(), closed.map((c) => c.phone_number).sort());
+  assert.equal(line.placed.length, 15);
+  const said = warnings.filter((w) => w.includes('were closed by another engine while this one was silent; not placed'));
+  assert.equal(said.length, 1, `one check for the calls let through together:\n${said.join('\n')}`);
+  for (const c of closed) assert.ok(said[0].includes(String(c.id)), said[0]);
 });

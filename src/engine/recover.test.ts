@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../db/database.ts';
 import { callrequests, campaignPhonebooks, contacts, phonebooks, subscribers } from '../db/schema.ts';
-import { dbLabel, onPostgres, testDatabase } from '../../test/helpers.ts';
+import { dbLabel, eventually, onPostgres, testDatabase } from '../../test/helpers.ts';
 import { makeEngine } from '../../test/factories.ts';
 import { pass, scenario } from './engine.fixtures.ts';
 import { ScriptedDriver } from '../drivers/voice/scripted.ts';
@@ -180,3 +180,56 @@ test(`after a silence, the calls a driver lets through at once share one check: 
   assert.equal(said.length, 1, `one check for the calls let through together:\n${said.join('\n')}`);
   for (const c of closed) assert.ok(said[0].includes(String(c.id)), said[0]);
 });
+
+if (onPostgres) {
+  test(`an engine back from a silence while another closes its calls: each call is either closed or placed, never both (PostgreSQL)`, async () => {
+    // Three handles, as three processes would have: engine A (back from a silence), engine B
+    // (recovering A's calls), and a session that holds a lock on A's first call, so that B's
+    // close of it is under way (begun, not committed) while A's heartbeat goes through and A
+    // asks which calls are still its own: the window that used to let a call be both.
+    const url = (database as { url?: string }).url as string;
+    const [dbA, dbHold] = await Promise.all([openDatabase({ url, poolSize: 3 }), openDatabase({ url, poolSize: 1 })]);
+    const numbers = ['+15550051', '+15550052', '+15550053'];
+    const s = await scenario(db, { numbers, campaign: { frequency: 1_000_000, next_call_at: '2026-01-05T08:59:59Z' } });
+    const line = new HeldLine();
+    const engineA = `engine-a-${Math.random().toString(36).slice(2, 8)}`;
+    const a = makeEngine(dbA.db, s.clock, { driver: line, engineId: engineA, staleMs: 600 });
+    const waiting = (like: string) => async () =>
+      (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${like}`))[0].n > 0;
+    try {
+      assert.equal((await a.runOnce()).started, 3);
+      const calls = await queryRows<{ id: number; phone_number: string }>(db, sql`select id, phone_number from callrequests where campaign_id = ${s.campaignId} order by id`);
+      // A silent 20 s as B sees it; for A itself its heartbeat is no longer fresh (400 ms > 600 / 3).
+      await db.execute(sql`update engine_heartbeats set heartbeat_at = now() - interval '20 seconds' where engine_id = ${engineA}`);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      const hold = dbHold.db.transaction(async (tx) => {
+        await tx.execute(sql`select id from callrequests where id = ${calls[0].id} for update`);
+        held();
+        await released;
+      });
+      await holding;
+      const recovering = s.engine.recover();
+      assert.ok(await eventually(waiting('%update callrequests r set%'), 10_000), 'B is closing A\'s first call');
+      line.open();
+      // A's heartbeat waits for B's close (or, on the code as it was, went through at once).
+      await eventually(waiting('%insert into engine_heartbeats%'), 2000);
+      release();
+      await hold;
+      await recovering;
+      await a.settle();
+      const closed = (await queryRows<{ phone_number: string }>(db, sql`select phone_number from callrequests where campaign_id = ${s.campaignId} and hangup_cause = 'ENGINE_RESTART'`)).map((r) => r.phone_number);
+      assert.ok(closed.includes(calls[0].phone_number), `B closed the call it had begun to close: ${closed}`);
+      const both = line.placed.filter((n) => closed.includes(n));
+      assert.deepEqual(both, [], `placed by A and closed by B (B retries them): ${both}`);
+      assert.deepEqual([...line.placed, ...closed].sort(), numbers, 'every call placed by A or closed by B');
+    } finally {
+      line.open();
+      await a.settle();
+      await Promise.all([dbA.close(), dbHold.close()]);
+    }
+  });
+}

@@ -30,12 +30,22 @@ export interface DeadEngines {
 
 /**
  * The predicate "the engine in `column` is dead" for a row alias's engine_id column (`r.engine_id`):
- * any engine but `engineId`, or, without `anyOtherEngine`, one with no heartbeat in the last
- * staleMs by the database's clock (evaluated by each statement that holds it, at its start).
+ * any engine but `engineId`, or, without `anyOtherEngine`, one whose heartbeat is older than
+ * staleMs by the database's clock, or that has none.
+ *
+ * It locks the stale heartbeat it finds (FOR SHARE) until the statement's transaction ends. An
+ * engine back from a silence writes its heartbeat, then asks which of its calls are still its own
+ * (engine.ts afterSilence); its heartbeat waits for the lock, so it asks once the calls closed by
+ * that transaction are closed. And a heartbeat that commits first is seen by the lock (PostgreSQL
+ * reads the row again when it was changed since the statement began): that engine is not dead.
+ * Without the lock, a close that began just before the heartbeat went through and committed just
+ * after the engine asked left the call both closed (and redialled by the retry) and placed.
  */
 export function deadEngine(column: 'r.engine_id' | 'm.engine_id', engineId: string, opts: DeadEngines): SQL {
   const col = sql.raw(column);
   if (opts.anyOtherEngine) return sql`${col} <> ${engineId}`;
-  return sql`${col} <> ${engineId} and not exists (select 1 from engine_heartbeats h
-          where h.engine_id = ${col} and h.heartbeat_at >= now() - ${opts.staleMs}::int * interval '1 millisecond')`;
+  return sql`${col} <> ${engineId} and (
+      exists (select 1 from engine_heartbeats h where h.engine_id = ${col}
+        and h.heartbeat_at < now() - ${opts.staleMs}::int * interval '1 millisecond' for share of h)
+      or not exists (select 1 from engine_heartbeats h where h.engine_id = ${col}))`;
 }

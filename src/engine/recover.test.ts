@@ -194,6 +194,8 @@ if (onPostgres) {
     const line = new HeldLine();
     const engineA = `engine-a-${Math.random().toString(36).slice(2, 8)}`;
     const a = makeEngine(dbA.db, s.clock, { driver: line, engineId: engineA, staleMs: 600 });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
     const waiting = (like: string) => async () =>
       (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like ${like}`))[0].n > 0;
     try {
@@ -202,8 +204,6 @@ if (onPostgres) {
       // A silent 20 s as B sees it; for A itself its heartbeat is no longer fresh (400 ms > 600 / 3).
       await db.execute(sql`update engine_heartbeats set heartbeat_at = now() - interval '20 seconds' where engine_id = ${engineA}`);
       await new Promise((resolve) => setTimeout(resolve, 400));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
       let held!: () => void;
       const holding = new Promise<void>((resolve) => (held = resolve));
       const hold = dbHold.db.transaction(async (tx) => {
@@ -227,6 +227,7 @@ if (onPostgres) {
       assert.deepEqual(both, [], `placed by A and closed by B (B retries them): ${both}`);
       assert.deepEqual([...line.placed, ...closed].sort(), numbers, 'every call placed by A or closed by B');
     } finally {
+      release();
       line.open();
       await a.settle();
       await Promise.all([dbA.close(), dbHold.close()]);

@@ -25,6 +25,7 @@ import { abortedCampaignIds, endDueCampaigns, startCampaignIds } from './store/c
 import { voiceKind as voiceCampaigns } from '../campaign/kinds.ts';
 import { closedCalls } from './store/callrequests.ts';
 import { forgetEngine } from './store/heartbeats.ts';
+import { type Gate, silenceGate } from './silence-gate.ts';
 import { abortPendingSubscribers } from './store/subscribers.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
@@ -74,8 +75,11 @@ export class Engine {
   private lastBeatReal = -Infinity;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
-  /** The calls asking mayDial() after a silence whose shared check has not begun yet. */
-  private asking: { ids: number[]; ours: Promise<Set<number>> } | undefined;
+  /** For the driver, just before a call goes out (OriginateRequest.mayDial): whether it is still this engine's to place. */
+  private readonly mayDial: Gate = silenceGate(
+    () => this.beatFresh(),
+    (ids) => this.stillOurs(ids),
+  );
   /** The heartbeat being written, which every caller of beatNow() meanwhile waits for. */
   private beating?: Promise<void>;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
@@ -206,26 +210,6 @@ export class Engine {
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
-  }
-
-  /**
-   * For the driver, just before the call goes out (see OriginateRequest.mayDial): at once while
-   * the heartbeat is fresh. After a silence, the calls that ask in the same turn (every call
-   * waiting for a FreeSWITCH connection, let through together once it is back) share one check;
-   * one that asks once that check has begun waits for the next.
-   */
-  private mayDial(id: number): true | Promise<boolean> {
-    if (this.beatFresh()) return true;
-    if (!this.asking) {
-      const ids: number[] = [];
-      const ours = Promise.resolve().then(() => {
-        this.asking = undefined;
-        return this.stillOurs(ids);
-      });
-      this.asking = { ids, ours };
-    }
-    this.asking.ids.push(id);
-    return this.asking.ours.then((ours) => ours.has(id));
   }
 
   /** One scheduling pass. */

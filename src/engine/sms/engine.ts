@@ -15,6 +15,7 @@ import { type DeadEngines, recoverSmsOrphans } from '../recover.ts';
 import { smsKind as smsCampaigns } from '../../campaign/kinds.ts';
 import { endDueCampaigns, startCampaignIds } from '../store/campaigns.ts';
 import { stillClaimed } from '../store/sms-messages.ts';
+import { type Gate, silenceGate } from '../silence-gate.ts';
 import { abortPendingSmsSubscribers } from '../store/sms-subscribers.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './claim.ts';
 import { recordResults, type SendResult } from './record.ts';
@@ -41,14 +42,26 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 export class SmsEngine {
   private readonly runs = new Map<number, Promise<void>>();
   private readonly report: CampaignReport;
+  /**
+   * Whether the message `id`, claimed by this engine, may still go out (silence-gate.ts). After a
+   * silence of its own (this process stalled, or the database out of reach, while the message
+   * waited its turn here or in the driver), only if no other engine settled it meanwhile (as
+   * failed ENGINE_RESTART, to be sent again as a new message): else it would be sent twice.
+   */
+  private readonly maySend: Gate;
 
   constructor(
     private readonly ctx: EngineContext,
     private readonly stopping: () => boolean,
     /** The engine's heartbeat (engine.ts): whether it is fresh, and a check made once one has gone through after a silence. */
-    private readonly heartbeat: { fresh: () => boolean; afterSilence: (check: () => Promise<number[]>, none: number[]) => Promise<number[]> },
+    heartbeat: { fresh: () => boolean; afterSilence: (check: () => Promise<number[]>, none: number[]) => Promise<number[]> },
   ) {
     this.report = new CampaignReport(ctx, smsKind);
+    this.maySend = silenceGate(heartbeat.fresh, async (ids) => {
+      const claimed = new Set(await heartbeat.afterSilence(() => stillClaimed(ctx.db, ids, ctx.engineId), []));
+      for (const id of ids) if (!claimed.has(id)) ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
+      return claimed;
+    });
   }
 
   /** Campaigns with a send run in progress. */
@@ -93,36 +106,12 @@ export class SmsEngine {
     }
   }
 
-  /**
-   * For a batch's messages: whether the message `id`, claimed by this engine, may still go out.
-   * At once while the engine's heartbeat is fresh. After a silence of its own (this process
-   * stalled, or the database out of reach, while the message waited its turn here or in the
-   * driver), once a heartbeat has gone through again, only if no other engine settled it
-   * meanwhile (as failed ENGINE_RESTART, to be sent again as a new message): else it would be
-   * sent twice. The messages asking at once after a silence share one query for the batch.
-   */
-  private sendGate(ids: number[]): (id: number) => true | Promise<boolean> {
-    let checking: Promise<Set<number>> | undefined;
-    return (id) => {
-      if (this.heartbeat.fresh()) return true;
-      checking ??= this.heartbeat
-        .afterSilence(() => stillClaimed(this.ctx.db, ids, this.ctx.engineId), [])
-        .then((claimed) => new Set(claimed))
-        .finally(() => (checking = undefined));
-      return checking.then((claimed) => {
-        if (!claimed.has(id)) this.ctx.log.warn(`sms message ${id} was settled by another engine while this one was silent; not sent`);
-        return claimed.has(id);
-      });
-    };
-  }
-
   /** Hands a batch to the gateway's driver and records every answer in one transaction. */
   private async send({ campaign, gateway, messages }: SmsClaim): Promise<void> {
     if (!campaign || !gateway || !this.ctx.smsDrivers) return;
     const driver = this.ctx.smsDrivers(gateway);
-    const gate = this.sendGate(messages.map((m) => m.messageId));
     const results = await mapLimit(messages, sendConcurrency, async (m): Promise<SendResult | undefined> => {
-      const maySend = () => gate(m.messageId);
+      const maySend = () => this.maySend(m.messageId);
       try {
         const may = maySend();
         if (may !== true && !(await may)) return undefined; // settled by another engine: nothing to record

@@ -158,6 +158,9 @@ const ORDERS: Kind[][] = [
 const slowdown = (ratios: number[]) => (1 - Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length)) * 100;
 const percents = (values: number[]) => values.map((v) => `${fmt(v, 1)} %`).join(', ');
 
+/** A campaign measured: its pace, the CPU line printed, its size, and each process's CPU seconds. */
+type Measured = CampaignRun & { split: string; size: number; cpu: Record<string, number> };
+
 /** What the readers got in one read campaign. */
 interface Delivered {
   expected: number;
@@ -208,13 +211,14 @@ async function main(): Promise<void> {
       const cpu = cpuSplit({ engine: engine.pid, server: server.pid, integrator: integrator.pid, ...more });
       await patchStatus(server, id, 1);
       const result = await runToEnd(server, id, size, db);
-      const split = cpu();
+      const spent = cpu();
       const written = await walSince(db, wal);
       await check(db, f, id, size);
       await engine.stop();
-      return { ...result, split: `${split}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`, size };
+      const split = `${spent.text}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`;
+      return { ...result, split, size, cpu: spent.seconds } satisfies Measured;
     };
-    const show = (what: string, run: CampaignRun & { split: string; size: number }, note = '') => {
+    const show = (what: string, run: Measured, note = '') => {
       const sustained = run.sustained === undefined ? 'too short for the sustained rate' : `${fmt(run.sustained)} calls/s sustained`;
       console.log(`${what}: ${fmt(run.size)} calls in ${fmt(run.seconds, 1)} s, ${fmt(run.overall)} calls/s overall, ${sustained}`);
       console.log(`  CPU over the campaign: ${run.split}${note}`);
@@ -272,10 +276,10 @@ async function main(): Promise<void> {
       // A campaign not measured first: the first of a run was always the slowest, by up to 25 %
       // (cold caches, a database without statistics), whatever it measured.
       show('warm-up, event log off, not measured', await measure('benchwarm', 'off', undefined, Math.ceil(calls / 4)));
-      const paces: Record<Kind, CampaignRun>[] = [];
+      const paces: Record<Kind, Measured>[] = [];
       const deliveries: Delivered[] = [];
       for (let round = 0; round < rounds; round++) {
-        const pace = {} as Record<Kind, CampaignRun>;
+        const pace = {} as Record<Kind, Measured>;
         for (const kind of ORDERS[round % ORDERS.length]) {
           const name = `bench${kind}${round + 1}`;
           const what = `round ${round + 1}, ${LABEL[kind]}`;
@@ -333,6 +337,19 @@ async function main(): Promise<void> {
       console.log(
         `calls/s by round (off / on, not read / on, read), ${basis === 'sustained' ? 'sustained' : 'over the whole campaign (a campaign too short for the sustained rate)'}: ` +
           at.map((p) => `${fmt(p.off)} / ${fmt(p.alone)} / ${fmt(p.read)}`).join('; '),
+      );
+      // What the engine and PostgreSQL spent a call: with the log read they do the same work as with
+      // it not read, yet spend more on it, besides the readers' own CPU (the server's and the
+      // integrator's; their queries are in PostgreSQL's, a few % of it): what work beside the engine
+      // costs it on this machine, the part of the slowdown no deliverer's leanness removes.
+      const perCall = (r: Measured, name: string) => ((r.cpu[name] ?? 0) / r.size) * 1e6;
+      const callCpu = (name: string) => at.map((_, i) => KINDS.map((k) => fmt(perCall(paces[i][k], name))).join(' / ')).join('; ');
+      const both = (r: Measured) => perCall(r, 'engine') + perCall(r, 'PostgreSQL');
+      const grew = slowdown(paces.map((p) => both(p.read) / both(p.alone))); // negative: more
+      const readersCpu = paces.map((p) => (['server', 'integrator'] as const).reduce((sum, name) => sum + perCall(p.read, name) - perCall(p.alone, name), 0));
+      console.log(
+        `CPU a call by round (off / on, not read / on, read), µs: engine ${callCpu('engine')}; PostgreSQL ${callCpu('PostgreSQL')}. ` +
+          `With the log read the engine and PostgreSQL spent ${fmt(-grew, 1)} % more a call than with it not read (the mean of the rounds), the readers themselves ${readersCpu.map((v) => fmt(v)).join(', ')} µs a call more (server and integrator)`,
       );
       // Each round's runs against each other: the tables and the machine are as alike as they get.
       const ratios = { read: at.map((p) => p.read / p.off), log: at.map((p) => p.alone / p.off), readers: at.map((p) => p.read / p.alone) };

@@ -273,7 +273,13 @@ export function postgresCpuSeconds(): number {
  * Where the CPU went between now and the returned function's call: seconds by process (the
  * named ones, this benchmark's own process, every PostgreSQL process), for a line of output.
  */
-export function cpuSplit(processes: Record<string, number>): () => string {
+/** What cpuSplit's stop gives: the line it prints, and each process's CPU seconds by its name (PostgreSQL: every backend). */
+export interface CpuSpent {
+  text: string;
+  seconds: Record<string, number>;
+}
+
+export function cpuSplit(processes: Record<string, number>): () => CpuSpent {
   const read = () => {
     const self = process.cpuUsage();
     return {
@@ -294,10 +300,12 @@ export function cpuSplit(processes: Record<string, number>): () => string {
     const others = busy - spent.reduce((sum, [, seconds]) => sum + seconds, 0);
     // What no process named here spent (the kernel's threads, anything else on the machine) tells a
     // run disturbed from outside: a few hundredths of a core in a quiet one.
-    return (
-      spent.map(([name, seconds]) => `${name} ${fmt(seconds, 1)} s`).join(', ') +
-      `; the machine ${fmt(busy / wall, 2)} of ${cores} cores busy, ${fmt(Math.max(0, others) / wall, 2)} of them by nothing named here`
-    );
+    return {
+      text:
+        spent.map(([name, seconds]) => `${name} ${fmt(seconds, 1)} s`).join(', ') +
+        `; the machine ${fmt(busy / wall, 2)} of ${cores} cores busy, ${fmt(Math.max(0, others) / wall, 2)} of them by nothing named here`,
+      seconds: Object.fromEntries(spent),
+    };
   };
 }
 

@@ -103,6 +103,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', (err) => options.log?.warn(`database connection lost: ${err.message}`));
+  // Nor one lent out (a transaction, a COPY): pg-pool listens to a client's 'error' only while it
+  // is idle, and a PostgreSQL restart under a transaction crashed the process (an unhandled
+  // 'error' event). The error fails the client's query, which its caller sees; the client is
+  // dropped when given back (no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   await waitForServer(pool, url, options);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listening = new PostgresListening(url);

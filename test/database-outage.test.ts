@@ -1,18 +1,24 @@
 /**
- * PostgreSQL restarted under a running process (PostgreSQL only: PGlite is in the process, and
- * has no outage of its own). The database is a cluster of the test's own
- * (test/postgres-cluster.ts), stopped and started again, as an operator's restart or a failover
- * does.
+ * PostgreSQL restarted under a running server (PostgreSQL only: PGlite is in the process, and has
+ * no outage of its own). The database is a cluster of the test's own (test/postgres-cluster.ts),
+ * stopped while calls or SMS are under way and started again seconds later, as an operator's
+ * restart or a failover does. What ended meanwhile must be recorded once the database answers:
+ * each call's outcome (one CDR, one `call.completed`), each message's, and every subscriber
+ * final, with nobody dialled or texted twice. Before, what ended during the outage was dropped:
+ * its calls stayed CALLING and its subscribers IN_PROCESS for as long as the engine ran, and the
+ * campaign never ended.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { run } from './cli-process.ts';
-import { freePort, onPostgres } from './helpers.ts';
+import smpp, { type Pdu } from 'smpp';
+import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
+import { basic, freePort, onPostgres } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { rootMessage } from '../src/db/unreachable.ts';
@@ -59,6 +65,9 @@ async function until(what: () => Promise<string>, ms: number, check: () => Promi
   }
 }
 
+/** An API read that answers undefined while the database is down (the API then answers 5xx). */
+const reading = (api: Api) => (url: string) => api('GET', url).catch(() => undefined);
+
 if (onPostgres) {
   test('PostgreSQL stopped under a transaction: the transaction fails, the process lives on, and the first query after the restart goes through', { timeout: 120_000 }, async () => {
     const { cluster, env } = await setUp('outage_transaction');
@@ -83,6 +92,120 @@ if (onPostgres) {
       await until(async () => 'no answer after the restart', 30_000, async () => (await queryRows<{ n: number }>(database.db, sql`select 1 as n`))[0].n === 1);
     } finally {
       await database.close();
+    }
+  });
+
+  test('PostgreSQL restarted while calls are up: each call that ended meanwhile is recorded once it is back, and the campaign ends', { timeout: 240_000 }, async (t) => {
+    const { cluster, env, query } = await setUp('outage_calls');
+    const server = await startServe(env);
+    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+    const read = reading(alice);
+    // 30 calls, 5 a second, each ringing 1 s and talking 5 s: ~10 up at once.
+    const campaignId = await simulatorCampaign(apiClient(server.base, basic('admin', 'admin-pw')), alice, {
+      name: 'outage',
+      contacts: 30,
+      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
+      campaign: { frequency: 300, maxretry: 1, intervalretry: 3600, end_when_done: true },
+    });
+    let up = 0;
+    await until(async () => server.output().slice(-3000), 60_000, async () => {
+      up = (await alice('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7`)).count;
+      return up >= 8;
+    });
+    // Down for 8 s: longer than any call still has to run, so every call up now ends meanwhile.
+    cluster.stop();
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    cluster.start();
+    t.diagnostic(`${up} calls up when PostgreSQL stopped for 8 s`);
+
+    await until(
+      async () => `campaign ${JSON.stringify(await read(`/rest-api/campaigns/${campaignId}/`))}, subscribers ${JSON.stringify(await read(`/rest-api/subscriber-list/?campaign_id=${campaignId}`))}\n${server.output().slice(-3000)}`,
+      90_000,
+      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+    );
+    const output = server.output();
+    assert.match(output, /outcomes: the database is out of reach \(/, 'an outcome came while the database was down');
+    assert.match(output, /outcomes: the database answers again/);
+    assert.match(output, /engine: the database is out of reach \(/, 'the engine says it waits for the database');
+    assert.match(output, /engine: the database answers again; passes go on/);
+    assert.doesNotMatch(output, /engine pass failed/, 'the outage is said once, not once a failed pass');
+    const [calls] = await query(`select count(*)::int as n, count(*) filter (where status = 4 and hangup_cause = 'NORMAL_CLEARING')::int as answered,
+        count(distinct (subscriber_id, attempt))::int as once from callrequests where campaign_id = ${campaignId}`);
+    assert.deepEqual(calls, { n: 30, answered: 30, once: 30 }, 'each subscriber dialled once, every call recorded answered');
+    const [cdrs] = await query(`select count(*)::int as n, count(distinct callrequest_id)::int as calls from cdrs where campaign_id = ${campaignId} and leg_type = 1`);
+    assert.deepEqual(cdrs, { n: 30, calls: 30 }, 'one A-leg CDR a call');
+    const subscribers = await query(`select status, count(*)::int as n from subscribers where campaign_id = ${campaignId} group by status`);
+    assert.deepEqual(subscribers, [{ status: 5, n: 30 }], 'every subscriber COMPLETE');
+    const [events] = await query(`select count(*)::int as n, count(distinct data->>'callrequest')::int as calls from events where campaign_id = ${campaignId} and type = 'call.completed'`);
+    assert.deepEqual(events, { n: 30, calls: 30 }, 'one call.completed a call');
+    assert.equal(await stop(server), 0);
+  });
+
+  test('PostgreSQL restarted while an SMSC holds its answer: the messages it then accepts are recorded sent once it is back, none sent twice (the smpp package\'s server)', { timeout: 240_000 }, async (t) => {
+    // The SMSC: the smpp package's server, answering binds at once and holding its submit_sm answers until let go.
+    const held: (() => void)[] = [];
+    let submits = 0;
+    let holding = true;
+    const smsc = smpp.createServer((session) => {
+      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('submit_sm', (pdu: Pdu) => {
+        const answer = () => session.send(pdu.response({ message_id: `m${++submits}` }));
+        if (holding) held.push(answer);
+        else answer();
+      });
+      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    let server: Server | undefined;
+    try {
+      const { cluster, env, query } = await setUp('outage_sms');
+      server = await startServe(env);
+      const output = server.output;
+      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+      const gateway = await admin('POST', '/rest-api/sms-gateway/', {
+        name: 'smsc',
+        driver: 'smpp',
+        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
+      });
+      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
+      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 6 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
+      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
+        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+      });
+      // The driver submits a batch's messages one after the other: the first is at the SMSC, unanswered.
+      await until(async () => `no submit_sm came\n${output().slice(-3000)}`, 60_000, async () => held.length > 0);
+
+      // The database goes down; the SMSC then accepts that message and the rest of the batch.
+      cluster.stop();
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      cluster.start();
+      t.diagnostic(`PostgreSQL stopped for 6 s; the SMSC accepted ${submits} message(s) meanwhile`);
+
+      await until(
+        async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`).catch(String))}\n${output().slice(-3000)}`,
+        90_000,
+        async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4,
+      );
+      assert.match(output(), /recording \d+ SMS result\(s\): the database is out of reach \(/, 'the results came while the database was down');
+      assert.equal(submits, 6, 'the SMSC got each message once');
+      const messages = await query(`select status, error, count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} group by status, error`);
+      assert.deepEqual(messages, [{ status: 'sent', error: '', n: 6 }], 'every message recorded sent, none failed ENGINE_RESTART');
+      const subscribers = await query(`select status, count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} group by status`);
+      assert.equal(subscribers.length, 1, JSON.stringify(subscribers));
+      assert.equal(subscribers[0].n, 6);
+      assert.equal(await stop(server), 0);
+    } finally {
+      // The server's SMPP session ends with it; the SMSC closes once no session is left.
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
     }
   });
 }

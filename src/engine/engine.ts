@@ -27,6 +27,7 @@ import { closedCalls } from './store/callrequests.ts';
 import { forgetEngine } from './store/heartbeats.ts';
 import { type Gate, silenceGate } from './silence-gate.ts';
 import { abortPendingSubscribers } from './store/subscribers.ts';
+import { databaseUnreachable, rootMessage } from '../db/unreachable.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   engineId?: string;
@@ -84,6 +85,8 @@ export class Engine {
   private beating?: Promise<void>;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
+  /** Set while passes fail because the database is out of reach (said once, and once when it is back). */
+  private outage = false;
   /** Subscribers held by contact caps or calling hours, released once at the first pass (contact-waits.ts). */
   private releasedHeld = false;
   private readonly writer: OutcomeWriter;
@@ -96,7 +99,7 @@ export class Engine {
     this.options = options;
     const engineId = options.engineId ?? `${os.hostname().slice(0, 30)}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
     this.ctx = { db: options.db, log: options.log, clock: options.clock, drivers: options.drivers, config: options.config, engineId };
-    this.writer = new OutcomeWriter(options.db, options.config.billingIncrement, { log: options.log });
+    this.writer = new OutcomeWriter(options.db, options.config.billingIncrement, { log: options.log, stopping: () => this.stopping });
     this.ctx.smsDrivers = options.smsDrivers;
     this.sms = new SmsEngine(this.ctx, () => this.stopping, { fresh: () => this.beatFresh(), afterSilence: (check, none) => this.afterSilence(check, none) });
     this.report = new CampaignReport(this.ctx, voiceKind);
@@ -330,8 +333,13 @@ export class Engine {
             this.lastWholePass = performance.now();
             await this.runOnce();
           }
+          if (this.outage) this.ctx.log.warn('engine: the database answers again; passes go on');
+          this.outage = false;
         } catch (err) {
-          this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
+          // A database out of reach fails every pass (5 a second) until it is back: said once.
+          if (!databaseUnreachable(err)) this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
+          else if (!this.outage) this.ctx.log.warn(`engine: the database is out of reach (${rootMessage(err)}); calls up go on, passes wait for it`);
+          this.outage ||= databaseUnreachable(err);
           this.more = false; // the next pass, whole, after a poll's time
         }
         if (this.stopping) break;

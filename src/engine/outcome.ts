@@ -24,6 +24,7 @@ import { insertRecordings, type NewRecording } from './store/recordings.ts';
 import { type SettledSubscriber, settleSubscribers } from './store/settle-subscribers.ts';
 import { retryCauseOf } from '../campaign/retry-rules.ts';
 import { isoTime } from '../http/present.ts';
+import { databaseUnreachable, RETRY_FIRST_MS, RETRY_MAX_MS, rootMessage } from '../db/unreachable.ts';
 
 /** Contract §4: the CDR disposition of a Q.850 cause. */
 export function disposition(cause: number, answered: boolean): string {
@@ -191,25 +192,46 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+export interface OutcomeWriterOptions {
+  maxBatch?: number;
+  delayMs?: number;
+  log?: { warn(message: string): void };
+  /**
+   * Whether the engine is stopping: outcomes kept while the database is out of reach are then
+   * given up (their calls stay CALLING, and the next start's recovery closes them as
+   * ENGINE_RESTART) rather than held, so that a stop does not wait for the database.
+   */
+  stopping?: () => boolean;
+}
+
 /**
  * Gathers outcomes for a moment (`delayMs`, or until `maxBatch` are waiting) and records them in
  * one transaction; `record` resolves once its outcome is committed. One batch at a time: calls
  * ending during a write go into the next. A failed batch is written again outcome by outcome.
+ *
+ * While the database is out of reach (PostgreSQL restarted, the network to it down: a write
+ * failed without reaching it, databaseUnreachable), outcomes are kept, in order, and tried again
+ * (200 ms, doubling up to 5 s) until it answers. Before, they were dropped: the calls that ended
+ * during an outage stayed CALLING and their subscribers IN_PROCESS for as long as the engine ran,
+ * and the campaign never ended. Trying again is safe: a write whose commit went through before
+ * its connection was lost finds its call no longer CALLING and writes nothing twice.
  */
 export class OutcomeWriter {
   private queue: Pending[] = [];
   private timer?: NodeJS.Timeout;
   private writing = false;
+  /** Set while outcomes are kept for a database out of reach: the error that said so. */
+  private unreachable: string | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly billingIncrement: number,
-    private readonly options: { maxBatch?: number; delayMs?: number; log?: { warn(message: string): void } } = {},
+    private readonly options: OutcomeWriterOptions = {},
   ) {}
 
-  /** Says which outcomes were not written: their calls were closed meanwhile by another engine's recovery. */
+  /** Says which outcomes were not written: their calls were closed meanwhile. */
   private closed(ids: number[]): void {
-    if (ids.length) this.options.log?.warn(`call(s) ${ids.join(', ')}: closed by another engine's recovery (ENGINE_RESTART) while this one was silent; their outcome is not written`);
+    if (ids.length) this.options.log?.warn(`call(s) ${ids.join(', ')}: already closed (by another engine's recovery while this one was silent, as ENGINE_RESTART, or by an earlier try of this write whose answer was lost with its connection); their outcome is not written again`);
   }
 
   record(outcome: CallOutcome): Promise<void> {
@@ -233,22 +255,63 @@ export class OutcomeWriter {
     if (this.writing) return;
     this.writing = true;
     try {
-      while (this.queue.length) {
+      for (let wait = RETRY_FIRST_MS; this.queue.length; ) {
         const batch = this.queue.splice(0, this.options.maxBatch ?? 500);
-        try {
-          this.closed(await recordOutcomes(this.db, batch.map((p) => p.outcome), this.billingIncrement));
-          for (const p of batch) p.resolve();
-        } catch {
-          for (const p of batch) {
-            await recordOutcome(this.db, p.outcome, this.billingIncrement).then((written) => {
-              if (!written) this.closed([p.outcome.callrequestId]);
-              p.resolve();
-            }, p.reject);
-          }
+        const kept = await this.write(batch);
+        if (!kept.length) {
+          wait = RETRY_FIRST_MS;
+          continue;
         }
+        if (this.options.stopping?.()) {
+          const err = new Error(`not recorded: the database is out of reach while the engine stops (${this.unreachable}); the call stays CALLING until the next start's recovery closes it as ENGINE_RESTART`);
+          for (const p of [...kept, ...this.queue.splice(0)]) p.reject(err);
+          break;
+        }
+        this.queue.unshift(...kept);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(2 * wait, RETRY_MAX_MS);
       }
     } finally {
       this.writing = false;
     }
+  }
+
+  /** Writes a batch; returns what is kept for later: from the first outcome the database could not be reached for. */
+  private async write(batch: Pending[]): Promise<Pending[]> {
+    try {
+      this.closed(await recordOutcomes(this.db, batch.map((p) => p.outcome), this.billingIncrement));
+      this.reached(batch.length);
+      for (const p of batch) p.resolve();
+      return [];
+    } catch (err) {
+      if (databaseUnreachable(err)) return this.keep(batch, err);
+    }
+    // One bad outcome cannot take the others down: each on its own.
+    for (const [i, p] of batch.entries()) {
+      try {
+        if (!(await recordOutcome(this.db, p.outcome, this.billingIncrement))) this.closed([p.outcome.callrequestId]);
+        this.reached(1);
+        p.resolve();
+      } catch (err) {
+        if (databaseUnreachable(err)) return this.keep(batch.slice(i), err);
+        p.reject(err as Error);
+      }
+    }
+    return [];
+  }
+
+  private keep(kept: Pending[], err: unknown): Pending[] {
+    if (this.unreachable === undefined) {
+      this.unreachable = rootMessage(err);
+      this.options.log?.warn(`outcomes: the database is out of reach (${this.unreachable}); ${kept.length} kept, and those of calls ending meanwhile, until it answers`);
+    }
+    return kept;
+  }
+
+  /** After a write went through: says so once when outcomes were kept for a database out of reach. */
+  private reached(n: number): void {
+    if (this.unreachable === undefined) return;
+    this.unreachable = undefined;
+    this.options.log?.warn(`outcomes: the database answers again; the kept outcomes are being written (${n} in the first write)`);
   }
 }

@@ -19,6 +19,7 @@ import { type Gate, silenceGate } from '../silence-gate.ts';
 import { abortPendingSmsSubscribers } from '../store/sms-subscribers.ts';
 import { claimMessages, maxPerBatch, type SmsClaim } from './claim.ts';
 import { recordResults, type SendResult } from './record.ts';
+import { databaseUnreachable, rootMessage, untilReached } from '../../db/unreachable.ts';
 
 /** Messages handed to a driver at once within a batch. */
 const sendConcurrency = 100;
@@ -124,14 +125,24 @@ export class SmsEngine {
     await this.record(results.filter((r) => r !== undefined));
   }
 
-  /** Records the answers, trying again a few times if the database hiccups (else a restart settles them). */
+  /**
+   * Records the answers. While the database is out of reach (PostgreSQL restarted, the network to
+   * it down) it tries again until the database answers, unless the engine is stopping: the
+   * messages went to the gateway, and left 'unsent' they would be settled as failed ENGINE_RESTART
+   * by a recovery and sent again. A message is recorded once (settleMessages), so a write whose
+   * commit went through before its answer was lost records nothing twice. Any other failure is
+   * tried twice more (else a restart settles them).
+   */
   private async record(results: SendResult[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await recordResults(this.ctx.db, results, this.ctx.clock.now());
+        await untilReached(() => recordResults(this.ctx.db, results, this.ctx.clock.now()), {
+          giveUp: this.stopping,
+          waiting: (err) => this.ctx.log.warn(`recording ${results.length} SMS result(s): the database is out of reach (${rootMessage(err)}); trying again until it answers`),
+        });
         return;
       } catch (err) {
-        if (attempt >= 3) throw err;
+        if (attempt >= 3 || databaseUnreachable(err)) throw err;
         this.ctx.log.warn(`recording ${results.length} SMS result(s) failed (${(err as Error).message}); trying again`);
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }

@@ -339,9 +339,10 @@ async function main(): Promise<void> {
           at.map((p) => `${fmt(p.off)} / ${fmt(p.alone)} / ${fmt(p.read)}`).join('; '),
       );
       // What the engine and PostgreSQL spent a call: with the log read they do the same work as with
-      // it not read, yet spend more on it, besides the readers' own CPU (the server's and the
-      // integrator's; their queries are in PostgreSQL's, a few % of it): what work beside the engine
-      // costs it on this machine, the part of the slowdown no deliverer's leanness removes.
+      // it not read. Whether they spend more on it beside the readers (the scheduler, caches and
+      // cores shared; the readers' queries are in PostgreSQL's, a few % of it) is the part of the
+      // slowdown no leaner deliverer removes; the readers' own CPU is the part it can. Seen on
+      // this machine at 200,000 calls: +28 % in one run, +1.8 % (rounds -3, +12, -3 %) in another.
       const perCall = (r: Measured, name: string) => ((r.cpu[name] ?? 0) / r.size) * 1e6;
       const callCpu = (name: string) => at.map((_, i) => KINDS.map((k) => fmt(perCall(paces[i][k], name))).join(' / ')).join('; ');
       const both = (r: Measured) => perCall(r, 'engine') + perCall(r, 'PostgreSQL');

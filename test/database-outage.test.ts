@@ -18,7 +18,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import smpp, { type Pdu } from 'smpp';
 import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
-import { basic, freePort, onPostgres } from './helpers.ts';
+import { basic, eventually, freePort, onPostgres } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { rootMessage } from '../src/db/unreachable.ts';
@@ -55,14 +55,9 @@ async function setUp(name: string): Promise<{ cluster: PostgresCluster; env: Rec
   return { cluster, env, query };
 }
 
-/** Polls `check` every 200 ms until it holds, or fails after `ms` with what `what` says. */
+/** Polls `check` every 200 ms (eventually; a check that throws, as reads do while the database is down, is false) until it holds, or fails after `ms` with what `what` says. */
 async function until(what: () => Promise<string>, ms: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${await what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  if (!(await eventually(() => check().catch(() => false), ms, 200))) throw new Error(`timed out after ${ms} ms: ${await what()}`);
 }
 
 /** An API read that answers undefined while the database is down (the API then answers 5xx). */

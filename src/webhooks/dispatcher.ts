@@ -28,6 +28,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
 import { intArray, json } from '../db/sql.ts';
+import { databaseUnreachable, rootMessage } from '../db/unreachable.ts';
 import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent, type StoredEventRow } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { LogMotion, SpacedWake } from '../campaign/wake-spacing.ts';
@@ -124,6 +125,8 @@ export class WebhookDispatcher {
   /** When a round last leased a webhook. */
   private lastLeased = 0;
   private stopped = false;
+  /** Set while rounds fail because the database is out of reach (said once, and once when it is back). */
+  private outage = false;
   private lastPrune = 0;
   private readonly db: Db;
   /** This process's name on the leases it holds (lease_owner). */
@@ -183,7 +186,16 @@ export class WebhookDispatcher {
       return;
     }
     this.running = this.round()
-      .catch((err) => this.options.log.warn(`webhooks: ${(err as Error).message}`))
+      .then(() => {
+        if (this.outage) this.options.log.warn('webhooks: the database answers again; deliveries go on');
+        this.outage = false;
+      })
+      .catch((err) => {
+        // A database out of reach fails every round (one a second, each with its SQL) until it is back: said once.
+        if (!databaseUnreachable(err)) this.options.log.warn(`webhooks: ${(err as Error).message}`);
+        else if (!this.outage) this.options.log.warn(`webhooks: the database is out of reach (${rootMessage(err)}); deliveries wait for it`);
+        this.outage ||= databaseUnreachable(err);
+      })
       .finally(() => {
         this.running = undefined;
         if (this.again) {

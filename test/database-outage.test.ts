@@ -7,9 +7,15 @@
  * final, with nobody dialled or texted twice. Before, what ended during the outage was dropped:
  * its calls stayed CALLING and its subscribers IN_PROCESS for as long as the engine ran, and the
  * campaign never ended.
+ *
+ * The last two tests cut the connection instead (test/pg-cut-proxy.ts, a proxy in front of the
+ * real cluster): just after a claim's commit, before its answer. The engine never learns it
+ * claimed those calls or messages, so never places them; it must close them itself (CLAIM_LOST)
+ * and retry them, where before they stayed claimed until the engine's next start.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -20,6 +26,7 @@ import smpp, { type Pdu } from 'smpp';
 import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, eventually, freePort, onPostgres } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
+import { cutAfterCommit } from './pg-cut-proxy.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { rootMessage } from '../src/db/unreachable.ts';
 
@@ -92,9 +99,23 @@ if (onPostgres) {
 
   test('PostgreSQL restarted while calls are up: each call that ended meanwhile is recorded once it is back, and the campaign ends', { timeout: 240_000 }, async (t) => {
     const { cluster, env, query } = await setUp('outage_calls');
-    const server = await startServe(env);
+    const server = await startServe({ ...env, WEBHOOK_ALLOW_PRIVATE: 'true' });
     const alice = apiClient(server.base, basic('alice', 'alice-pw'));
     const read = reading(alice);
+    // A webhook receiver on loopback: the call.completed events of the calls that ended during the outage reach it too.
+    const completed = new Set<string>();
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const event = JSON.parse(body);
+        if (event.type === 'call.completed') completed.add(String(event.data.callrequest));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    after(() => receiver.close());
+    await alice('POST', '/rest-api/webhook/', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['call.completed'] });
     // 30 calls, 5 a second, each ringing 1 s and talking 5 s: ~10 up at once.
     const campaignId = await simulatorCampaign(apiClient(server.base, basic('admin', 'admin-pw')), alice, {
       name: 'outage',
@@ -124,6 +145,9 @@ if (onPostgres) {
     assert.match(output, /engine: the database is out of reach \(/, 'the engine says it waits for the database');
     assert.match(output, /engine: the database answers again; passes go on/);
     assert.doesNotMatch(output, /engine pass failed/, 'the outage is said once, not once a failed pass');
+    assert.equal(output.match(/webhooks: the database is out of reach \(/g)?.length, 1, 'the webhook dispatcher says the outage once, not once a round');
+    assert.match(output, /webhooks: the database answers again; deliveries go on/);
+    assert.doesNotMatch(output, /webhooks: Failed query/);
     const [calls] = await query(`select count(*)::int as n, count(*) filter (where status = 4 and hangup_cause = 'NORMAL_CLEARING')::int as answered,
         count(distinct (subscriber_id, attempt))::int as once from callrequests where campaign_id = ${campaignId}`);
     assert.deepEqual(calls, { n: 30, answered: 30, once: 30 }, 'each subscriber dialled once, every call recorded answered');
@@ -133,7 +157,112 @@ if (onPostgres) {
     assert.deepEqual(subscribers, [{ status: 5, n: 30 }], 'every subscriber COMPLETE');
     const [events] = await query(`select count(*)::int as n, count(distinct data->>'callrequest')::int as calls from events where campaign_id = ${campaignId} and type = 'call.completed'`);
     assert.deepEqual(events, { n: 30, calls: 30 }, 'one call.completed a call');
-    assert.equal(await stop(server), 0);
+    await until(async () => `the webhook received ${completed.size} call.completed`, 30_000, async () => completed.size === 30);
+    assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+  });
+
+  /** A cluster of the test's own, and a server whose database connections go through a proxy that cuts the first transaction matching `marker` just after its commit. */
+  async function setUpCut(name: string, marker: RegExp) {
+    const { env, query } = await setUp(name);
+    const url = new URL(env.DATABASE_URL);
+    const proxy = await cutAfterCommit(Number(url.port), marker);
+    after(() => proxy.close());
+    let cut = false;
+    void proxy.cut.then(() => (cut = true));
+    url.port = String(proxy.port);
+    return { wasCut: () => cut, env: { ...env, DATABASE_URL: url.toString() }, query };
+  }
+
+  test('a claim whose commit went through and whose answer was lost: its calls are closed CLAIM_LOST and retried, never placed twice, and the campaign ends', { timeout: 180_000 }, async (t) => {
+    const { wasCut, env, query } = await setUpCut('lost_claim', /insert into callrequests/);
+    const server = await startServe(env);
+    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+    const campaignId = await simulatorCampaign(apiClient(server.base, basic('admin', 'admin-pw')), alice, {
+      name: 'lost claim',
+      contacts: 12,
+      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [1, 1] },
+      campaign: { frequency: 600, maxretry: 1, intervalretry: 1, end_when_done: true },
+    });
+    await until(async () => `the first claim was not cut\n${server.output().slice(-3000)}`, 60_000, async () => wasCut());
+    const [lost] = await query(`select count(*)::int as n from callrequests where campaign_id = ${campaignId}`);
+    t.diagnostic(`${lost.n} call(s) claimed by the commit whose answer was lost`);
+    assert.ok(lost.n > 0, 'the cut claim committed its calls');
+
+    await until(
+      async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, calls ${JSON.stringify(await query(`select id, subscriber_id, status, hangup_cause from callrequests where campaign_id = ${campaignId} order by id`))}\n${server.output().slice(-3000)}`,
+      60_000,
+      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+    );
+    const output = server.output();
+    assert.match(output, new RegExp(`closed ${lost.n} call\\(s\\) this engine claimed and never placed: the claim's answer was lost with its connection \\(CLAIM_LOST\\)`));
+    assert.doesNotMatch(output, /already closed/, 'no outcome came for a lost claim: none of its calls was placed');
+    const calls = await query(`select subscriber_id, count(*) filter (where hangup_cause = 'CLAIM_LOST')::int as lost,
+        count(*) filter (where status = 4 and hangup_cause = 'NORMAL_CLEARING')::int as answered from callrequests where campaign_id = ${campaignId}
+        group by subscriber_id order by subscriber_id`);
+    assert.equal(calls.length, 12);
+    assert.equal(calls.reduce((n, c) => n + c.lost, 0), lost.n, 'the lost claim\'s calls closed CLAIM_LOST');
+    assert.ok(calls.every((c) => c.answered === 1), `each subscriber placed and answered once: ${JSON.stringify(calls)}`);
+    const subscribers = await query(`select status, count(*)::int as n from subscribers where campaign_id = ${campaignId} group by status`);
+    assert.deepEqual(subscribers, [{ status: 5, n: 12 }], 'every subscriber COMPLETE');
+    assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+  });
+
+  test('an SMS claim whose commit went through and whose answer was lost: its messages are failed CLAIM_LOST and retried, each sent once, and the campaign ends (the smpp package\'s server)', { timeout: 180_000 }, async (t) => {
+    const to = new Map<string, number>();
+    const smsc = smpp.createServer((session) => {
+      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('submit_sm', (pdu: Pdu) => {
+        const number = String(pdu.destination_addr);
+        to.set(number, (to.get(number) ?? 0) + 1);
+        session.send(pdu.response({ message_id: `m${to.size}-${to.get(number)}` }));
+      });
+      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    let server: Server | undefined;
+    try {
+      const { wasCut, env, query } = await setUpCut('lost_sms_claim', /insert into sms_messages/);
+      server = await startServe(env);
+      const output = server.output;
+      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+      const gateway = await admin('POST', '/rest-api/sms-gateway/', {
+        name: 'smsc',
+        driver: 'smpp',
+        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
+      });
+      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
+      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 6 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
+      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
+        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+      });
+      await until(async () => `the first claim was not cut\n${output().slice(-3000)}`, 60_000, async () => wasCut());
+      const [lost] = await query(`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id}`);
+      t.diagnostic(`${lost.n} message(s) claimed by the commit whose answer was lost`);
+      assert.ok(lost.n > 0, 'the cut claim committed its messages');
+
+      await until(
+        async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`))}, messages ${JSON.stringify(await query(`select id, recipient_number, status, error from sms_messages where sms_campaign_id = ${campaign.id} order by id`))}\n${output().slice(-3000)}`,
+        60_000,
+        async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4,
+      );
+      assert.match(output(), new RegExp(`settled ${lost.n} SMS message\\(s\\) this engine claimed and never sent: the claim's answer was lost with its connection \\(CLAIM_LOST\\)`));
+      assert.deepEqual([...to.values()], [1, 1, 1, 1, 1, 1], `the SMSC got one message for each of the 6 numbers: ${JSON.stringify([...to])}`);
+      const messages = await query(`select status, error, count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} group by status, error order by status`);
+      assert.deepEqual(messages, [{ status: 'failed', error: 'CLAIM_LOST', n: lost.n }, { status: 'sent', error: '', n: 6 }]);
+      const subscribers = await query(`select status, count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} group by status`);
+      assert.equal(subscribers.length, 1, JSON.stringify(subscribers));
+      assert.equal(subscribers[0].n, 6);
+      assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+    } finally {
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+    }
   });
 
   test('PostgreSQL restarted while an SMSC holds its answer: the messages it then accepts are recorded sent once it is back, none sent twice (the smpp package\'s server)', { timeout: 240_000 }, async (t) => {
@@ -193,7 +322,7 @@ if (onPostgres) {
       const subscribers = await query(`select status, count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} group by status`);
       assert.equal(subscribers.length, 1, JSON.stringify(subscribers));
       assert.equal(subscribers[0].n, 6);
-      assert.equal(await stop(server), 0);
+      assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
     } finally {
       // The server's SMPP session ends with it; the SMSC closes once no session is left.
       if (server && server.child.exitCode === null && server.child.signalCode === null) {

@@ -15,7 +15,7 @@ import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from '../drivers/voice/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
 import { pruneRecordings } from './recordings.ts';
-import { beat, recoverOrphans } from './recover.ts';
+import { beat, recoverLostClaims, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
 import { releaseHeldSubscribers } from '../campaign/contact-waits.ts';
@@ -61,6 +61,8 @@ export class Engine {
   readonly ctx: EngineContext;
   private readonly options: EngineOptions;
   private readonly inFlight = new Map<number, InFlight>();
+  /** Calls placed whose outcome could not be written (a write refused, not an outage): left CALLING for the next start's recovery, never taken for lost claims. */
+  private readonly unrecorded = new Set<number>();
   private running?: Promise<void>;
   private stopping = false;
   private wakeUp?: () => void;
@@ -125,14 +127,17 @@ export class Engine {
 
   /**
    * Closes calls left in flight by dead engines (run at start, then every few seconds). Not while
-   * this engine is just back from a silence of its own (beatNow()).
+   * this engine is just back from a silence of its own (beatNow()). First, this engine's own lost
+   * claims (recover.ts recoverLostClaims): it runs between passes, so no claim is under way, and
+   * every call it claimed and learnt of is in flight or unrecorded.
    */
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();
     await this.beatNow();
-    if (performance.now() < this.holdRecoveryUntil) return 0;
+    const lost = (await recoverLostClaims(this.ctx, [...this.inFlight.keys(), ...this.unrecorded])) + (await this.sms.recoverLostClaims());
+    if (performance.now() < this.holdRecoveryUntil) return lost;
     const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.staleMs };
-    return (await recoverOrphans(this.ctx, dead)) + (await this.sms.recover(dead));
+    return lost + (await recoverOrphans(this.ctx, dead)) + (await this.sms.recover(dead));
   }
 
   /** Beats at most once a second (back-to-back passes would each commit one). */
@@ -264,7 +269,10 @@ export class Engine {
         this.inFlight.set(claimed.callrequestId, entry);
         const mayDial = () => this.mayDial(claimed.callrequestId);
         entry.task = dial(this.ctx, campaign, gateway, claimed, { track: (call) => (entry.call = call), record: (o) => this.writer.record(o), mayDial })
-          .catch((err: Error) => this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`))
+          .catch((err: Error) => {
+            this.unrecorded.add(claimed.callrequestId);
+            this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`);
+          })
           .finally(() => {
             this.inFlight.delete(claimed.callrequestId);
             if (this.more && this.inFlight.size <= this.maxInFlight / 2) this.wake();

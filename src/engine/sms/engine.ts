@@ -11,7 +11,7 @@
 import type { EngineContext } from '../context.ts';
 import { smsSpool, spoolNewContacts } from '../../campaign/spool.ts';
 import { CampaignReport, smsKind } from '../report.ts';
-import { type DeadEngines, recoverSmsOrphans } from '../recover.ts';
+import { type DeadEngines, recoverLostSmsClaims, recoverSmsOrphans } from '../recover.ts';
 import { smsKind as smsCampaigns } from '../../campaign/kinds.ts';
 import { endDueCampaigns, startCampaignIds } from '../store/campaigns.ts';
 import { stillClaimed } from '../store/sms-messages.ts';
@@ -42,6 +42,8 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 
 export class SmsEngine {
   private readonly runs = new Map<number, Promise<void>>();
+  /** The messages this engine claimed and has not recorded (a record that failed leaves them here, for the next start's recovery). */
+  private readonly claimed = new Set<number>();
   private readonly report: CampaignReport;
   /**
    * Whether the message `id`, claimed by this engine, may still go out (silence-gate.ts). After a
@@ -83,7 +85,7 @@ export class SmsEngine {
     for (const { id } of live) {
       if (this.stopping()) break;
       if (this.runs.has(id)) continue;
-      const first = await claimMessages(this.ctx, id);
+      const first = await this.claim(id);
       if (first.campaign) this.report.started(first.campaign);
       if (!first.messages.length) continue;
       claimed += first.messages.length;
@@ -102,9 +104,16 @@ export class SmsEngine {
     for (let batch = first; ; ) {
       await this.send(batch);
       if (batch.messages.length < maxPerBatch || this.stopping() || performance.now() > until) return;
-      batch = await claimMessages(this.ctx, campaignId);
+      batch = await this.claim(campaignId);
       if (!batch.messages.length) return;
     }
+  }
+
+  /** Claims a batch of the campaign's messages (claim.ts), known from its answer on as this engine's. */
+  private async claim(campaignId: number): Promise<SmsClaim> {
+    const batch = await claimMessages(this.ctx, campaignId);
+    for (const m of batch.messages) this.claimed.add(m.messageId);
+    return batch;
   }
 
   /** Hands a batch to the gateway's driver and records every answer in one transaction. */
@@ -123,6 +132,7 @@ export class SmsEngine {
       }
     });
     await this.record(results.filter((r) => r !== undefined));
+    for (const m of messages) this.claimed.delete(m.messageId);
   }
 
   /**
@@ -164,6 +174,16 @@ export class SmsEngine {
   /** Settles the messages dead engines left 'unsent' (see ../recover.ts). */
   recover(opts: DeadEngines): Promise<number> {
     return recoverSmsOrphans(this.ctx, opts);
+  }
+
+  /**
+   * Settles this engine's lost claims (../recover.ts recoverLostSmsClaims), only while no send run
+   * is under way: the engine's loop calls it between passes, so no claim is then waiting for its
+   * answer, and every message it claimed and learnt of is in `claimed` until recorded.
+   */
+  recoverLostClaims(): Promise<number> {
+    if (this.runs.size) return Promise.resolve(0);
+    return recoverLostSmsClaims(this.ctx, [...this.claimed]);
   }
 
   /** Resolves when every send run of this engine is recorded. */

@@ -60,13 +60,13 @@ export interface OrphanCall {
   call_time: string | null;
 }
 
-/** Up to 1000 CALLING calls whose engine is dead (`dead`: heartbeats.ts deadEngine on `r.engine_id`), by id. */
-export function findOrphanCalls(db: Db, dead: SQL): Promise<OrphanCall[]> {
+/** Up to 1000 CALLING calls where `onlyIf` holds (a predicate on `r`: heartbeats.ts deadEngine, or recover.ts's lost claims), by id. */
+export function findOrphanCalls(db: Db, onlyIf: SQL): Promise<OrphanCall[]> {
   return queryRows<OrphanCall>(
     db,
     sql`select r.id, r.call_uuid, r.campaign_id, c.user_id, r.subscriber_id, s.contact_id, r.phone_number, r.callerid, r.call_time
         from callrequests r join campaigns c on c.id = r.campaign_id left join subscribers s on s.id = r.subscriber_id
-        where r.status = ${CallRequestStatus.Calling} and ${dead} order by r.id limit 1000`,
+        where r.status = ${CallRequestStatus.Calling} and ${onlyIf} order by r.id limit 1000`,
   );
 }
 

@@ -125,7 +125,7 @@ export async function stillClaimed(db: Db, ids: number[], engineId: string): Pro
   return rows.map((row) => Number(row.id));
 }
 
-/** Up to 1000 'unsent' messages whose engine is dead (`dead`: heartbeats.ts deadEngine on `m.engine_id`), by id. */
-export function findUnsentOrphans(db: Db, dead: SQL): Promise<{ id: number }[]> {
-  return queryRows<{ id: number }>(db, sql`select m.id from sms_messages m where m.engine_id <> '' and ${dead} order by m.id limit 1000`);
+/** Up to 1000 'unsent' messages where `onlyIf` holds (a predicate on `m`: heartbeats.ts deadEngine, or recover.ts's lost claims), by id. */
+export function findUnsentOrphans(db: Db, onlyIf: SQL): Promise<{ id: number }[]> {
+  return queryRows<{ id: number }>(db, sql`select m.id from sms_messages m where m.engine_id <> '' and ${onlyIf} order by m.id limit 1000`);
 }

@@ -1,0 +1,94 @@
+/**
+ * A TCP proxy in front of a real PostgreSQL that cuts one connection as a network failure would,
+ * at the worst moment for a client: just after the server committed a transaction, before the
+ * commit's answer reaches the client. The commit went through; the client only sees its
+ * connection end ("Connection terminated unexpectedly"), and cannot tell whether it did.
+ *
+ * It reads the client's messages (the PostgreSQL wire protocol, v3: a startup message, then a
+ * type byte and a length each) only to watch their SQL, and forwards every byte unchanged. The
+ * first transaction whose SQL matches `marker` is the one cut, once; every other connection,
+ * before and after, goes through untouched.
+ */
+import net from 'node:net';
+
+export interface CutProxy {
+  port: number;
+  /** Resolves once the connection was cut after its commit. */
+  cut: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The SQL text of a simple Query ('Q') or a Parse ('P') message's body, else undefined. */
+function sqlOf(type: number, body: Buffer): string | undefined {
+  if (type === 0x51) return body.subarray(0, body.indexOf(0)).toString();
+  if (type === 0x50) {
+    const name = body.indexOf(0);
+    return body.subarray(name + 1, body.indexOf(0, name + 1)).toString();
+  }
+  return undefined;
+}
+
+export async function cutAfterCommit(targetPort: number, marker: RegExp): Promise<CutProxy> {
+  let fired = false;
+  let cutDone!: () => void;
+  const cut = new Promise<void>((resolve) => (cutDone = resolve));
+  const sockets = new Set<net.Socket>();
+  const proxy = net.createServer((client) => {
+    const server = net.connect(targetPort, '127.0.0.1');
+    for (const s of [client, server]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('close', () => server.destroy());
+    server.on('close', () => client.destroy());
+    let pending = Buffer.alloc(0);
+    let startup = true;
+    let marked = false;
+    let committing = false;
+    client.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        if (startup) {
+          if (pending.length < 8) break;
+          const length = pending.readInt32BE(0);
+          if (pending.length < length) break;
+          startup = pending.readInt32BE(4) === 80877103; // an SSLRequest is followed by the real startup
+          pending = pending.subarray(length);
+          continue;
+        }
+        if (pending.length < 5) break;
+        const length = pending.readInt32BE(1);
+        if (pending.length < 1 + length) break;
+        const text = sqlOf(pending[0], pending.subarray(5, 1 + length));
+        pending = pending.subarray(1 + length);
+        if (text === undefined || fired) continue;
+        if (marker.test(text)) marked = true;
+        else if (marked && /^\s*commit\s*;?\s*$/i.test(text)) committing = true;
+        else if (/^\s*(begin|rollback)\b/i.test(text)) marked = false;
+      }
+      server.write(chunk);
+    });
+    server.on('data', (chunk: Buffer) => {
+      if (!committing) {
+        client.write(chunk);
+        return;
+      }
+      // The commit's answer: the server has committed. The client never hears of it.
+      committing = false;
+      fired = true;
+      client.destroy();
+      server.destroy();
+      cutDone();
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as net.AddressInfo).port,
+    cut,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}

@@ -175,14 +175,14 @@ export async function logIds(api: Api): Promise<string[]> {
 export async function simulatorCampaign(
   admin: Api,
   owner: Api,
-  opts: { name: string; contacts: number; gateway: object; campaign: object; driver?: string; numbers?: string[] },
+  opts: { name: string; contacts: number; gateway: object; campaign: object; driver?: string; numbers?: string[]; sections?: object[] },
 ): Promise<number> {
   const gateway = await admin('POST', '/rest-api/gateway/', { name: `${opts.name} ${Date.now()}`, driver: opts.driver ?? 'simulator', settings: opts.gateway });
   const book = await owner('POST', '/rest-api/phonebook/', { name: opts.name });
   const numbers = opts.numbers ?? Array.from({ length: opts.contacts }, (_, i) => `+1203555${String(i).padStart(4, '0')}`);
   await owner('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: numbers.join(',') });
   const survey = await owner('POST', '/rest-api/survey-template/', { name: opts.name });
-  await owner('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Hello', script: 'Hello' });
+  for (const section of opts.sections ?? [{ type: 1, question: 'Hello', script: 'Hello' }]) await owner('POST', '/rest-api/section-template/', { survey: survey.url, ...section });
   const campaign = await owner('POST', '/rest-api/campaigns/', {
     name: opts.name,
     aleg_gateway: gateway.url,

@@ -207,6 +207,105 @@ if (onPostgres) {
     assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
   });
 
+  test('an opt-out whose commit went through and whose answer was lost: tried again, the number on the DNC list once, and the survey\'s answers kept', { timeout: 180_000 }, async () => {
+    const { wasCut, env, query } = await setUpCut('lost_opt_out', /insert into dnc_contacts/);
+    const server = await startServe(env);
+    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+    const list = await alice('POST', '/rest-api/dnc-list/', { name: 'Opt-outs', is_global: 'True' });
+    const campaignId = await simulatorCampaign(apiClient(server.base, basic('admin', 'admin-pw')), alice, {
+      name: 'opt-out',
+      contacts: 6,
+      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
+      campaign: { frequency: 600, maxretry: 0, end_when_done: true },
+      sections: [
+        { type: 1, question: 'Hello', script: 'Hello' },
+        { type: 9, question: 'Removing you', script: 'You will not be called again' },
+        { type: 1, question: 'Goodbye', script: 'Goodbye' },
+      ],
+    });
+    await until(
+      async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${server.output().slice(-3000)}`,
+      60_000,
+      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+    );
+    assert.ok(wasCut(), 'an opt-out was cut after its commit');
+    const output = server.output();
+    assert.match(output, /opt-out of \+1203555\d{4}: the database is out of reach \(Connection terminated/);
+    assert.doesNotMatch(output, /IVR stopped/);
+    const results = await query(`select r.id, string_agg(cr.response, ' | ' order by cr.section_order) as answers
+        from callrequests r left join call_results cr on cr.callrequest_id = r.id where r.campaign_id = ${campaignId} group by r.id order by r.id`);
+    assert.equal(results.length, 6);
+    assert.ok(results.every((r) => r.answers === `added to DNC list ${list.id}`), `each call's opt-out answered and recorded: ${JSON.stringify(results)}`);
+    const dnc = await query(`select count(*)::int as n, count(distinct phone_key)::int as numbers from dnc_contacts where dnc_id = ${list.id}`);
+    assert.deepEqual(dnc, [{ n: 6, numbers: 6 }], 'each number on the list once: the try again added no second row');
+    assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+  });
+
+  test('a call\'s SMS whose record committed and whose answer was lost: recorded once, charged once, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    const to = new Map<string, number>();
+    const smsc = smpp.createServer((session) => {
+      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('submit_sm', (pdu: Pdu) => {
+        const number = String(pdu.destination_addr);
+        to.set(number, (to.get(number) ?? 0) + 1);
+        session.send(pdu.response({ message_id: `m-${number}-${to.get(number)}` }));
+      });
+      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    let server: Server | undefined;
+    // The SMSC closes once no session is left: the server goes first, whatever the test's end.
+    after(async () => {
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+    });
+    const { wasCut, env, query } = await setUpCut('lost_call_sms', /update sms_messages m set/);
+    await query(`update users set sms_rate = 0.05 where username = 'alice'`);
+    server = await startServe(env);
+    const output = server.output;
+    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+    const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+    const gateway = await admin('POST', '/rest-api/sms-gateway/', {
+      name: 'smsc',
+      driver: 'smpp',
+      settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
+    });
+    const campaignId = await simulatorCampaign(admin, alice, {
+      name: 'call sms',
+      contacts: 4,
+      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
+      campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
+      sections: [
+        { type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' },
+        { type: 9, question: 'Removing you', script: 'You will not be called again' },
+      ],
+    });
+    await until(
+      async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
+      60_000,
+      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+    );
+    assert.ok(wasCut(), 'a call\'s SMS record was cut after its commit');
+    assert.match(output(), /sms message \d+ \(call \d+\): the database is out of reach \(Connection terminated/);
+    assert.doesNotMatch(output(), /IVR stopped/);
+    assert.deepEqual([...to.values()], [1, 1, 1, 1], 'the SMSC got one message for each of the 4 numbers');
+    const messages = await query(`select m.status, count(*)::int as n from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId} group by m.status`);
+    assert.deepEqual(messages, [{ status: 'sent', n: 4 }]);
+    const [billed] = await query(`select (select sum(m.cost) from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId})::text as texts,
+        u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.20 as once from users u where u.username = 'alice'`);
+    assert.deepEqual(billed, { texts: '0.20000', once: true }, 'each text charged once (4 × 0.05), beside the calls');
+    const results = await query(`select r.id, string_agg(cr.response, ' | ' order by cr.section_order) as answers
+        from callrequests r left join call_results cr on cr.callrequest_id = r.id where r.campaign_id = ${campaignId} group by r.id order by r.id`);
+    assert.equal(results.length, 4);
+    assert.ok(results.every((r) => /^sms sent: message \d+ \| (added to DNC list \d+|not added: no DNC list)$/.test(r.answers)), `each call's SMS answered, and the survey went on: ${JSON.stringify(results)}`);
+    assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
+  });
+
   test('an SMS claim whose commit went through and whose answer was lost: its messages are failed CLAIM_LOST and retried, each sent once, and the campaign ends (the smpp package\'s server)', { timeout: 180_000 }, async (t) => {
     const to = new Map<string, number>();
     const smsc = smpp.createServer((session) => {

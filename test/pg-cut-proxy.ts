@@ -6,8 +6,9 @@
  *
  * It reads the client's messages (the PostgreSQL wire protocol, v3: a startup message, then a
  * type byte and a length each) only to watch their SQL, and forwards every byte unchanged. The
- * first transaction whose SQL matches `marker` is the one cut, once; every other connection,
- * before and after, goes through untouched.
+ * first statement matching `marker` is the one cut, once: inside a transaction, after the
+ * transaction's commit; outside one, after the statement itself (it commits on its own). Every
+ * other connection, before and after, goes through untouched.
  */
 import net from 'node:net';
 
@@ -44,6 +45,7 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
     server.on('close', () => client.destroy());
     let pending = Buffer.alloc(0);
     let startup = true;
+    let inTransaction = false;
     let marked = false;
     let committing = false;
     client.on('data', (chunk: Buffer) => {
@@ -63,9 +65,14 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
         const text = sqlOf(pending[0], pending.subarray(5, 1 + length));
         pending = pending.subarray(1 + length);
         if (text === undefined || fired) continue;
-        if (marker.test(text)) marked = true;
-        else if (marked && /^\s*commit\s*;?\s*$/i.test(text)) committing = true;
-        else if (/^\s*(begin|rollback)\b/i.test(text)) marked = false;
+        if (/^\s*begin\b/i.test(text)) inTransaction = true;
+        else if (marker.test(text)) {
+          if (inTransaction) marked = true;
+          else committing = true;
+        } else if (/^\s*(commit|rollback)\s*;?\s*$/i.test(text)) {
+          if (marked && /^\s*commit/i.test(text)) committing = true;
+          inTransaction = marked = false;
+        }
       }
       server.write(chunk);
     });
@@ -74,7 +81,7 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
         client.write(chunk);
         return;
       }
-      // The commit's answer: the server has committed. The client never hears of it.
+      // The commit's answer (or the lone statement's): the server has committed. The client never hears of it.
       committing = false;
       fired = true;
       client.destroy();

@@ -56,7 +56,7 @@ async function voicemailAudio(ctx: EngineContext, c: CampaignRow): Promise<strin
 }
 
 /** What an answered call does, by AMD result and amd_behavior. */
-async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall, call: Call, amd: AmdResult): Promise<IvrOutcome> {
+async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall, call: Call, amd: AmdResult, stopping?: () => boolean): Promise<IvrOutcome> {
   const empty: IvrOutcome = { results: [], transfers: [], completed: false };
   const machine = c.voicemail && amd === 'machine';
   if (c.voicemail && c.amd_behavior === AmdBehavior.MachinesOnly && !machine) return empty;
@@ -81,7 +81,9 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
     phoneKey: claimed.subscriber.phone_key,
     allowPrivate: ctx.config.webhookAllowPrivate,
     transferSlot: () => takeTransferSlot(c.id, c.max_xfer),
-    sendSms: (template) => sendCallSms(ctx, { campaign: c, callrequestId: claimed.callrequestId, to, template, variables }),
+    sendSms: (template) => sendCallSms(ctx, { campaign: c, callrequestId: claimed.callrequestId, to, template, variables, stopping }),
+    stopping,
+    warn: (message) => ctx.log.warn(`call ${claimed.callrequestId}: ${message}`),
   });
 }
 
@@ -96,10 +98,12 @@ export interface DialHooks {
   record: RecordOutcome;
   /** Asked by the driver just before the call goes out (OriginateRequest.mayDial). */
   mayDial: () => boolean | Promise<boolean>;
+  /** Whether the engine is stopping (a survey's opt-out then stops waiting for the database). */
+  stopping?: () => boolean;
 }
 
 /** Dials a claimed call and records its outcome. */
-export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, claimed: ClaimedCall, { track, record, mayDial }: DialHooks): Promise<void> {
+export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayRow, claimed: ClaimedCall, { track, record, mayDial, stopping }: DialHooks): Promise<void> {
   const s = claimed.subscriber;
   const base = {
     callrequestId: claimed.callrequestId,
@@ -147,11 +151,14 @@ export async function dial(ctx: EngineContext, c: CampaignRow, gateway: GatewayR
   }
   let ivr: IvrOutcome = { results: [], transfers: [], completed: false };
   try {
-    if (!over) ivr = await converse(ctx, c, claimed, call, answer.amd);
+    if (!over) ivr = await converse(ctx, c, claimed, call, answer.amd, stopping);
   } catch (err) {
-    ctx.log.warn(`call ${claimed.callrequestId}: IVR stopped: ${(err as Error).message}`);
+    ivr.error = (err as Error).message;
   }
+  // The results answered before a failure are kept (ivr.ts runSurvey).
+  const { error, ...answered } = ivr;
+  if (error) ctx.log.warn(`call ${claimed.callrequestId}: IVR stopped: ${error}`);
   await call.hangup().catch(() => undefined);
   const hangup = await call.ended;
-  await record({ ...base, hangup, amd: answer.amd, ...ivr });
+  await record({ ...base, hangup, amd: answer.amd, ...answered });
 }

@@ -268,7 +268,7 @@ export class Engine {
         const entry: InFlight = { campaignId: id, task: Promise.resolve() };
         this.inFlight.set(claimed.callrequestId, entry);
         const mayDial = () => this.mayDial(claimed.callrequestId);
-        entry.task = dial(this.ctx, campaign, gateway, claimed, { track: (call) => (entry.call = call), record: (o) => this.writer.record(o), mayDial })
+        entry.task = dial(this.ctx, campaign, gateway, claimed, { track: (call) => (entry.call = call), record: (o) => this.writer.record(o), mayDial, stopping: () => this.stopping })
           .catch((err: Error) => {
             this.unrecorded.add(claimed.callrequestId);
             this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`);

@@ -5,6 +5,9 @@ import { queryRows } from '../db/database.ts';
 import { campaigns, subscribers } from '../db/schema.ts';
 import { dbLabel, testDatabase } from '../../test/helpers.ts';
 import { flowOf, pass, scenario, section } from './engine.fixtures.ts';
+import { runSurvey } from './ivr.ts';
+import { ScriptedDriver } from '../drivers/voice/scripted.ts';
+import { systemClock } from '../clock.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -107,4 +110,30 @@ test(`a send-SMS section without an SMS gateway records that no SMS was sent (${
   const [r] = await queryRows<{ response: string }>(db, sql`select response from call_results r join callrequests c on c.id = r.callrequest_id where c.campaign_id = ${s.campaignId}`);
   assert.equal(r.response, 'sms not sent: no SMS gateway');
   assert.equal((await db.select().from(campaigns).where(eq(campaigns.id, s.campaignId)))[0].status, 1);
+});
+
+test(`a section that fails stops the survey, and what the caller answered before it is kept (${dbLabel})`, async () => {
+  const choice = section({ order: 1, type: 2, question: 'Press 1 to be texted', keys: keys({ 1: 'yes' }) });
+  const text = section({ order: 2, type: 10, question: 'Texting you', sms_text: 'hi' });
+  const bye = section({ order: 3, type: 1, question: 'Bye', script: 'Bye' });
+  const driver = new ScriptedDriver(systemClock, () => ({ keys: ['1'] }));
+  const call = driver.originate({
+    callId: 'c1', to: '+15550001', callerId: '', callerName: '', timeoutSeconds: 30, maxDurationSeconds: 60, amd: false, variables: {},
+    gateway: { id: 1, name: 'g', gateways: '', originate_dial_string: '', settings: {} },
+  });
+  assert.equal((await call.answered).answered, true);
+  const out = await runSurvey({
+    db,
+    call,
+    flow: flowOf([choice, text, bye]),
+    variables: {},
+    callerId: '',
+    campaign: { id: 1, user_id: 1, dnc_id: null, sms_gateway_id: 1, calltimeout: 30 },
+    phoneNumber: '+15550001',
+    phoneKey: '15550001',
+    sendSms: () => Promise.reject(new Error('Connection terminated unexpectedly')),
+  });
+  assert.deepEqual(out.results.map((r) => [r.question, r.response]), [['Press 1 to be texted', '1']], 'the answer before the failure is kept');
+  assert.equal(out.error, `section ${text.id}: Connection terminated unexpectedly`);
+  assert.ok(!driver.calls[0].log.some((l) => l.includes('Bye')), `no section after the failed one was played: ${driver.calls[0].log.join(', ')}`);
 });

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/database.ts';
 import { SectionType } from '../db/schema.ts';
+import { rootMessage, untilReached } from '../db/unreachable.ts';
 import { requestGuarded } from '../http/outbound.ts';
 import { type FlowInput, type FlowSection, type SurveyFlow, firstSection, nextSection } from '../campaign/survey-flow.ts';
 import type { Call, Hangup } from '../drivers/voice/driver.ts';
@@ -32,6 +33,8 @@ export interface IvrOutcome {
   completed: boolean;
   /** The last section passed with `callback_minutes` asks for a callback that much later (issue 16, item 8). */
   callbackMinutes?: number;
+  /** Why the survey stopped short (a section failed); what was answered before it is kept above. */
+  error?: string;
 }
 
 export interface IvrContext {
@@ -53,6 +56,13 @@ export interface IvrContext {
   allowPrivate?: boolean;
   /** Takes one of the campaign's transfer slots (max_xfer, transfer-slots.ts): its release, or null when none is free. */
   transferSlot?: () => (() => void) | null;
+  /**
+   * Whether the engine is stopping: an opt-out that cannot reach the database is tried again
+   * until it can (untilReached), unless then. Absent: not tried again.
+   */
+  stopping?: () => boolean;
+  /** Told once when an opt-out waits for the database. */
+  warn?: (message: string) => void;
 }
 
 /** What a section produced: the input for branching and, when answered, its result row. */
@@ -89,12 +99,24 @@ async function ask(ctx: IvrContext, s: FlowSection, maxDigits: number, accept: (
 
 const inRange = (d: string, min: number, max: number) => /^\d+$/.test(d) && Number(d) >= min && Number(d) <= max;
 
-/** Section 9: the number joins the campaign's DNC list, or the owner's first global list. */
+/**
+ * Section 9: the number joins the campaign's DNC list, or the owner's first global list. The
+ * caller asked not to be called again: while the database is out of reach (a restart) the add is
+ * tried again until it goes through, the caller still on the line, rather than lost with the
+ * survey. Adding is idempotent, so a try whose commit went through and whose answer was lost
+ * adds nothing twice.
+ */
 async function addToDnc(ctx: IvrContext): Promise<string> {
-  const list = await optOutList(ctx.db, ctx.campaign.dnc_id, ctx.campaign.user_id);
-  if (!list) return 'not added: no DNC list';
-  await addDncNumber(ctx.db, list.id, ctx.phoneNumber, ctx.phoneKey);
-  return `added to DNC list ${list.id}`;
+  const add = async () => {
+    const list = await optOutList(ctx.db, ctx.campaign.dnc_id, ctx.campaign.user_id);
+    if (!list) return 'not added: no DNC list';
+    await addDncNumber(ctx.db, list.id, ctx.phoneNumber, ctx.phoneKey);
+    return `added to DNC list ${list.id}`;
+  };
+  return untilReached(add, {
+    giveUp: ctx.stopping ?? (() => true),
+    waiting: (err) => ctx.warn?.(`opt-out of ${ctx.phoneNumber}: the database is out of reach (${rootMessage(err)}); trying again until it answers`),
+  });
 }
 
 /**
@@ -195,7 +217,14 @@ export async function runSurvey(ctx: IvrContext): Promise<IvrOutcome> {
   for (let guard = 0; section && !hungUp && guard < 1000; guard++) {
     if (section.completed) out.completed = true;
     if (section.callback_minutes) out.callbackMinutes = section.callback_minutes;
-    const step = await runSection(ctx, section, out);
+    let step: Step;
+    try {
+      step = await runSection(ctx, section, out);
+    } catch (err) {
+      // The survey stops here; what the caller answered before is kept, and recorded with the call.
+      out.error = `section ${section.id}: ${(err as Error).message}`;
+      break;
+    }
     if (step.response !== undefined) {
       out.results.push({
         section_id: section.id,

@@ -3,7 +3,8 @@
  * call's variables, goes to the caller through the campaign's SMS gateway, as SMS campaigns send:
  * the sms_messages row is committed 'unsent' (parts, cost = sms_rate × parts) before the driver
  * is asked, and the driver's answer is recorded by the same function as a campaign's batch
- * (recordResults: sent and charged, or failed and free). The message is readable at
+ * (recordResults: sent and charged, or failed and free; with the database out of reach, once it
+ * answers). The message is readable at
  * /rest-api/sms-message/ with its `callrequest`. Returns the section's answer.
  */
 import { GatewayStatus } from '../../db/schema.ts';
@@ -13,6 +14,7 @@ import { findSmsGateway } from '../store/gateways.ts';
 import { insertCallMessage } from '../store/sms-messages.ts';
 import { recordResults } from './record.ts';
 import { renderSms } from './render.ts';
+import { rootMessage, untilReached } from '../../db/unreachable.ts';
 
 export interface CallSms {
   campaign: { user_id: number; sms_gateway_id: number | null; callerid: string };
@@ -20,6 +22,8 @@ export interface CallSms {
   to: string;
   template: string;
   variables: Record<string, string>;
+  /** Whether the engine is stopping: the driver's answer then stops waiting for a database out of reach. */
+  stopping?: () => boolean;
 }
 
 export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<string> {
@@ -44,6 +48,12 @@ export async function sendCallSms(ctx: EngineContext, m: CallSms): Promise<strin
   } catch (err) {
     result = { ok: false as const, error: (err as Error).message, retry: false };
   }
-  await recordResults(ctx.db, [{ messageId, ...result }], ctx.clock.now());
+  // The message went to the gateway: its answer is recorded (sent and charged) once the
+  // database answers, as a campaign's are (sms/engine.ts record); left unsent, a recovery would
+  // fail it. Recording twice is harmless (settleMessages takes a message once).
+  await untilReached(() => recordResults(ctx.db, [{ messageId, ...result }], ctx.clock.now()), {
+    giveUp: m.stopping ?? (() => true),
+    waiting: (err) => ctx.log.warn(`sms message ${messageId} (call ${m.callrequestId}): the database is out of reach (${rootMessage(err)}); recording it when it answers`),
+  });
   return result.ok ? `sms sent: message ${messageId}` : `sms not sent: ${result.error}`;
 }

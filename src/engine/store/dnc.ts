@@ -12,7 +12,9 @@ export async function optOutList(db: Db, dncId: number | null, userId: number): 
   return list;
 }
 
-/** Adds the number, with its key (the subscriber's: contract §1), to the list. */
+/** Adds the number, with its key (the subscriber's: contract §1), to the list, unless the list has that key already. */
 export async function addDncNumber(db: Db, dncId: number, phoneNumber: string, phoneKey: string): Promise<void> {
-  await db.execute(sql`insert into dnc_contacts (dnc_id, phone_number, phone_key) values (${dncId}, ${phoneNumber}, ${phoneKey})`);
+  await db.execute(sql`insert into dnc_contacts (dnc_id, phone_number, phone_key)
+      select ${dncId}, ${phoneNumber}, ${phoneKey}
+      where not exists (select 1 from dnc_contacts where phone_key = ${phoneKey} and dnc_id = ${dncId})`);
 }

@@ -70,6 +70,60 @@ async function until(what: () => Promise<string>, ms: number, check: () => Promi
 /** An API read that answers undefined while the database is down (the API then answers 5xx). */
 const reading = (api: Api) => (url: string) => api('GET', url).catch(() => undefined);
 
+/**
+ * The SMSC: the smpp package's server. It answers binds at once and counts each number's
+ * submit_sm; each is answered at once or, while `holding()` says so, kept in `held` until let go.
+ * `close` kills the server under test if it still runs (its SMPP session ends with it), then
+ * closes: the SMSC closes once no session is left.
+ */
+async function startSmsc(holding: () => boolean = () => false) {
+  const to = new Map<string, number>();
+  const held: (() => void)[] = [];
+  let submits = 0;
+  const smsc = smpp.createServer((session) => {
+    session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('submit_sm', (pdu: Pdu) => {
+      const number = String(pdu.destination_addr);
+      to.set(number, (to.get(number) ?? 0) + 1);
+      const answer = () => session.send(pdu.response({ message_id: `m${++submits}` }));
+      if (holding()) held.push(answer);
+      else answer();
+    });
+    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    to,
+    held,
+    submits: () => submits,
+    /** Makes it an SMPP gateway of the server (admin's API). */
+    gateway: (admin: Api) =>
+      admin('POST', '/rest-api/sms-gateway/', {
+        name: 'smsc',
+        driver: 'smpp',
+        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
+      }),
+    close: async (server: Server | undefined) => {
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+    },
+  };
+}
+
+/** An SMS campaign of alice's to 6 numbers through `gatewayUrl`, started, ending when done. */
+async function smsCampaign(alice: Api, gatewayUrl: string): Promise<{ id: number }> {
+  const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
+  await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 6 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
+  return alice('POST', '/rest-api/sms-campaigns/', {
+    name: 'sms', sms_gateway: gatewayUrl, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
+  });
+}
+
 if (onPostgres) {
   test('PostgreSQL stopped under a transaction: the transaction fails, the process lives on, and the first query after the restart goes through', { timeout: 120_000 }, async () => {
     const { cluster, env } = await setUp('outage_transaction');
@@ -116,6 +170,19 @@ if (onPostgres) {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     after(() => receiver.close());
     await alice('POST', '/rest-api/webhook/', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['call.completed'] });
+    // And a live stream open across the outage: it gets them too, with no gap.
+    const streamed = new Set<string>();
+    const stream = new AbortController();
+    after(() => stream.abort());
+    const sse = await fetch(`${server.base}/rest-api/events/?types=call.completed`, { headers: { authorization: basic('alice', 'alice-pw') }, signal: stream.signal });
+    void (async () => {
+      let rest = '';
+      for await (const chunk of sse.body as AsyncIterable<Uint8Array>) {
+        const lines = (rest + Buffer.from(chunk).toString()).split('\n');
+        rest = lines.pop() ?? ''; // a line not yet whole
+        for (const line of lines) if (line.startsWith('data: ')) streamed.add(String(JSON.parse(line.slice(6)).data.callrequest));
+      }
+    })().catch(() => undefined);
     // 30 calls, 5 a second, each ringing 1 s and talking 5 s: ~10 up at once.
     const campaignId = await simulatorCampaign(apiClient(server.base, basic('admin', 'admin-pw')), alice, {
       name: 'outage',
@@ -157,7 +224,8 @@ if (onPostgres) {
     assert.deepEqual(subscribers, [{ status: 5, n: 30 }], 'every subscriber COMPLETE');
     const [events] = await query(`select count(*)::int as n, count(distinct data->>'callrequest')::int as calls from events where campaign_id = ${campaignId} and type = 'call.completed'`);
     assert.deepEqual(events, { n: 30, calls: 30 }, 'one call.completed a call');
-    await until(async () => `the webhook received ${completed.size} call.completed`, 30_000, async () => completed.size === 30);
+    await until(async () => `the webhook received ${completed.size} call.completed, the stream ${streamed.size}`, 30_000, async () => completed.size === 30 && streamed.size === 30);
+    stream.abort();
     assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
   });
 
@@ -242,84 +310,52 @@ if (onPostgres) {
   });
 
   test('a call\'s SMS whose record committed and whose answer was lost: recorded once, charged once, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
-    const to = new Map<string, number>();
-    const smsc = smpp.createServer((session) => {
-      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('submit_sm', (pdu: Pdu) => {
-        const number = String(pdu.destination_addr);
-        to.set(number, (to.get(number) ?? 0) + 1);
-        session.send(pdu.response({ message_id: `m-${number}-${to.get(number)}` }));
-      });
-      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    const smsc = await startSmsc();
     let server: Server | undefined;
-    // The SMSC closes once no session is left: the server goes first, whatever the test's end.
-    after(async () => {
-      if (server && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
-    });
-    const { wasCut, env, query } = await setUpCut('lost_call_sms', /update sms_messages m set/);
-    await query(`update users set sms_rate = 0.05 where username = 'alice'`);
-    server = await startServe(env);
-    const output = server.output;
-    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
-    const admin = apiClient(server.base, basic('admin', 'admin-pw'));
-    const gateway = await admin('POST', '/rest-api/sms-gateway/', {
-      name: 'smsc',
-      driver: 'smpp',
-      settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
-    });
-    const campaignId = await simulatorCampaign(admin, alice, {
-      name: 'call sms',
-      contacts: 4,
-      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
-      campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
-      sections: [
-        { type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' },
-        { type: 9, question: 'Removing you', script: 'You will not be called again' },
-      ],
-    });
-    await until(
-      async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
-      60_000,
-      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
-    );
-    assert.ok(wasCut(), 'a call\'s SMS record was cut after its commit');
-    assert.match(output(), /sms message \d+ \(call \d+\): the database is out of reach \(Connection terminated/);
-    assert.doesNotMatch(output(), /IVR stopped/);
-    assert.deepEqual([...to.values()], [1, 1, 1, 1], 'the SMSC got one message for each of the 4 numbers');
-    const messages = await query(`select m.status, count(*)::int as n from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId} group by m.status`);
-    assert.deepEqual(messages, [{ status: 'sent', n: 4 }]);
-    const [billed] = await query(`select (select sum(m.cost) from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId})::text as texts,
-        u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.20 as once from users u where u.username = 'alice'`);
-    assert.deepEqual(billed, { texts: '0.20000', once: true }, 'each text charged once (4 × 0.05), beside the calls');
-    const results = await query(`select r.id, string_agg(cr.response, ' | ' order by cr.section_order) as answers
-        from callrequests r left join call_results cr on cr.callrequest_id = r.id where r.campaign_id = ${campaignId} group by r.id order by r.id`);
-    assert.equal(results.length, 4);
-    assert.ok(results.every((r) => /^sms sent: message \d+ \| (added to DNC list \d+|not added: no DNC list)$/.test(r.answers)), `each call's SMS answered, and the survey went on: ${JSON.stringify(results)}`);
-    assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
+    try {
+      const { wasCut, env, query } = await setUpCut('lost_call_sms', /update sms_messages m set/);
+      await query(`update users set sms_rate = 0.05 where username = 'alice'`);
+      server = await startServe(env);
+      const output = server.output;
+      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+      const gateway = await smsc.gateway(admin);
+      const campaignId = await simulatorCampaign(admin, alice, {
+        name: 'call sms',
+        contacts: 4,
+        gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
+        campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
+        sections: [
+          { type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' },
+          { type: 9, question: 'Removing you', script: 'You will not be called again' },
+        ],
+      });
+      await until(
+        async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
+        60_000,
+        async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+      );
+      assert.ok(wasCut(), 'a call\'s SMS record was cut after its commit');
+      assert.match(output(), /sms message \d+ \(call \d+\): the database is out of reach \(Connection terminated/);
+      assert.doesNotMatch(output(), /IVR stopped/);
+      assert.deepEqual([...smsc.to.values()], [1, 1, 1, 1], 'the SMSC got one message for each of the 4 numbers');
+      const messages = await query(`select m.status, count(*)::int as n from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId} group by m.status`);
+      assert.deepEqual(messages, [{ status: 'sent', n: 4 }]);
+      const [billed] = await query(`select (select sum(m.cost) from sms_messages m join callrequests r on r.id = m.callrequest_id where r.campaign_id = ${campaignId})::text as texts,
+          u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.20 as once from users u where u.username = 'alice'`);
+      assert.deepEqual(billed, { texts: '0.20000', once: true }, 'each text charged once (4 × 0.05), beside the calls');
+      const results = await query(`select r.id, string_agg(cr.response, ' | ' order by cr.section_order) as answers
+          from callrequests r left join call_results cr on cr.callrequest_id = r.id where r.campaign_id = ${campaignId} group by r.id order by r.id`);
+      assert.equal(results.length, 4);
+      assert.ok(results.every((r) => /^sms sent: message \d+ \| (added to DNC list \d+|not added: no DNC list)$/.test(r.answers)), `each call's SMS answered, and the survey went on: ${JSON.stringify(results)}`);
+      assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
+    } finally {
+      await smsc.close(server);
+    }
   });
 
   test('an SMS claim whose commit went through and whose answer was lost: its messages are failed CLAIM_LOST and retried, each sent once, and the campaign ends (the smpp package\'s server)', { timeout: 180_000 }, async (t) => {
-    const to = new Map<string, number>();
-    const smsc = smpp.createServer((session) => {
-      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('submit_sm', (pdu: Pdu) => {
-        const number = String(pdu.destination_addr);
-        to.set(number, (to.get(number) ?? 0) + 1);
-        session.send(pdu.response({ message_id: `m${to.size}-${to.get(number)}` }));
-      });
-      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    const smsc = await startSmsc();
     let server: Server | undefined;
     try {
       const { wasCut, env, query } = await setUpCut('lost_sms_claim', /insert into sms_messages/);
@@ -327,16 +363,7 @@ if (onPostgres) {
       const output = server.output;
       const alice = apiClient(server.base, basic('alice', 'alice-pw'));
       const admin = apiClient(server.base, basic('admin', 'admin-pw'));
-      const gateway = await admin('POST', '/rest-api/sms-gateway/', {
-        name: 'smsc',
-        driver: 'smpp',
-        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
-      });
-      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
-      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 6 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
-      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
-        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
-      });
+      const campaign = await smsCampaign(alice, (await smsc.gateway(admin)).url);
       await until(async () => `the first claim was not cut\n${output().slice(-3000)}`, 60_000, async () => wasCut());
       const [lost] = await query(`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id}`);
       t.diagnostic(`${lost.n} message(s) claimed by the commit whose answer was lost`);
@@ -348,7 +375,7 @@ if (onPostgres) {
         async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4,
       );
       assert.match(output(), new RegExp(`settled ${lost.n} SMS message\\(s\\) this engine claimed and never sent: the claim's answer was lost with its connection \\(CLAIM_LOST\\)`));
-      assert.deepEqual([...to.values()], [1, 1, 1, 1, 1, 1], `the SMSC got one message for each of the 6 numbers: ${JSON.stringify([...to])}`);
+      assert.deepEqual([...smsc.to.values()], [1, 1, 1, 1, 1, 1], `the SMSC got one message for each of the 6 numbers: ${JSON.stringify([...smsc.to])}`);
       const messages = await query(`select status, error, count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} group by status, error order by status`);
       assert.deepEqual(messages, [{ status: 'failed', error: 'CLAIM_LOST', n: lost.n }, { status: 'sent', error: '', n: 6 }]);
       const subscribers = await query(`select status, count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} group by status`);
@@ -356,31 +383,14 @@ if (onPostgres) {
       assert.equal(subscribers[0].n, 6);
       assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
     } finally {
-      if (server && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+      await smsc.close(server);
     }
   });
 
   test('PostgreSQL restarted while an SMSC holds its answer: the messages it then accepts are recorded sent once it is back, none sent twice (the smpp package\'s server)', { timeout: 240_000 }, async (t) => {
-    // The SMSC: the smpp package's server, answering binds at once and holding its submit_sm answers until let go.
-    const held: (() => void)[] = [];
-    let submits = 0;
+    // The SMSC holds its submit_sm answers until let go.
     let holding = true;
-    const smsc = smpp.createServer((session) => {
-      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('submit_sm', (pdu: Pdu) => {
-        const answer = () => session.send(pdu.response({ message_id: `m${++submits}` }));
-        if (holding) held.push(answer);
-        else answer();
-      });
-      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    const smsc = await startSmsc(() => holding);
     let server: Server | undefined;
     try {
       const { cluster, env, query } = await setUp('outage_sms');
@@ -388,26 +398,17 @@ if (onPostgres) {
       const output = server.output;
       const alice = apiClient(server.base, basic('alice', 'alice-pw'));
       const admin = apiClient(server.base, basic('admin', 'admin-pw'));
-      const gateway = await admin('POST', '/rest-api/sms-gateway/', {
-        name: 'smsc',
-        driver: 'smpp',
-        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
-      });
-      const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
-      await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 6 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
-      const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
-        name: 'sms', sms_gateway: gateway.url, text_message: 'Hello', phonebook: [book.url], status: 1, frequency: 6000, maxretry: 1, intervalretry: 1, end_when_done: true,
-      });
+      const campaign = await smsCampaign(alice, (await smsc.gateway(admin)).url);
       // The driver submits a batch's messages one after the other: the first is at the SMSC, unanswered.
-      await until(async () => `no submit_sm came\n${output().slice(-3000)}`, 60_000, async () => held.length > 0);
+      await until(async () => `no submit_sm came\n${output().slice(-3000)}`, 60_000, async () => smsc.held.length > 0);
 
       // The database goes down; the SMSC then accepts that message and the rest of the batch.
       cluster.stop();
       holding = false;
-      for (const answer of held.splice(0)) answer();
+      for (const answer of smsc.held.splice(0)) answer();
       await new Promise((resolve) => setTimeout(resolve, 6000));
       cluster.start();
-      t.diagnostic(`PostgreSQL stopped for 6 s; the SMSC accepted ${submits} message(s) meanwhile`);
+      t.diagnostic(`PostgreSQL stopped for 6 s; the SMSC accepted ${smsc.submits()} message(s) meanwhile`);
 
       await until(
         async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`).catch(String))}\n${output().slice(-3000)}`,
@@ -415,7 +416,7 @@ if (onPostgres) {
         async () => (await alice('GET', `/rest-api/sms-campaigns/${campaign.id}/`)).status === 4,
       );
       assert.match(output(), /recording \d+ SMS result\(s\): the database is out of reach \(/, 'the results came while the database was down');
-      assert.equal(submits, 6, 'the SMSC got each message once');
+      assert.equal(smsc.submits(), 6, 'the SMSC got each message once');
       const messages = await query(`select status, error, count(*)::int as n from sms_messages where sms_campaign_id = ${campaign.id} group by status, error`);
       assert.deepEqual(messages, [{ status: 'sent', error: '', n: 6 }], 'every message recorded sent, none failed ENGINE_RESTART');
       const subscribers = await query(`select status, count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaign.id} group by status`);
@@ -423,12 +424,7 @@ if (onPostgres) {
       assert.equal(subscribers[0].n, 6);
       assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
     } finally {
-      // The server's SMPP session ends with it; the SMSC closes once no session is left.
-      if (server && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+      await smsc.close(server);
     }
   });
 }

@@ -24,7 +24,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import smpp, { type Pdu } from 'smpp';
 import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
-import { basic, eventually, freePort, onPostgres } from './helpers.ts';
+import { basic, eventually, freePort, onPostgres, settledWithin } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { cutAfterCommit } from './pg-cut-proxy.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
@@ -247,6 +247,21 @@ if (onPostgres) {
     url.port = String(proxy.port);
     return { wasCut: () => cut, env: { ...env, DATABASE_URL: url.toString() }, query };
   }
+
+  test('a transaction whose BEGIN loses its connection gives its client back: the pool goes on, and closes', { timeout: 120_000 }, async () => {
+    const { env } = await setUpCut('lost_begin', /^\s*begin\b/i);
+    const database = await openDatabase({ url: env.DATABASE_URL, poolSize: 1 });
+    const failed = await database.db.transaction(async (tx) => tx.execute(sql`select 1`)).then(
+      () => 'committed',
+      (err: Error) => rootMessage(err),
+    );
+    assert.match(failed, /Connection terminated/);
+    // One client in the pool. Drizzle's own transaction never gave back a client whose BEGIN
+    // failed: this waited for good, and so did the close.
+    const next = await settledWithin(database.db.transaction(async (tx) => queryRows<{ n: number }>(tx, sql`select 2 as n`)), 10_000);
+    assert.deepEqual(next, [{ n: 2 }], 'the next transaction has a client');
+    assert.notEqual(await settledWithin(database.close(), 10_000), 'late', 'the pool closes');
+  });
 
   test('a claim whose commit went through and whose answer was lost: its calls are closed CLAIM_LOST and retried, never placed twice, and the campaign ends', { timeout: 180_000 }, async (t) => {
     const { wasCut, env, query } = await setUpCut('lost_claim', /insert into callrequests/);

@@ -7,7 +7,7 @@
  * It reads the client's messages (the PostgreSQL wire protocol, v3: a startup message, then a
  * type byte and a length each) only to watch their SQL, and forwards every byte unchanged. The
  * first statement matching `marker` is the one cut, once: inside a transaction, after the
- * transaction's commit; outside one, after the statement itself (it commits on its own). Every
+ * transaction's commit; outside one (or a BEGIN itself), after the statement's own answer. Every
  * other connection, before and after, goes through untouched.
  */
 import net from 'node:net';
@@ -65,11 +65,11 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
         const text = sqlOf(pending[0], pending.subarray(5, 1 + length));
         pending = pending.subarray(1 + length);
         if (text === undefined || fired) continue;
-        if (/^\s*begin\b/i.test(text)) inTransaction = true;
-        else if (marker.test(text)) {
+        if (marker.test(text)) {
           if (inTransaction) marked = true;
           else committing = true;
-        } else if (/^\s*(commit|rollback)\s*;?\s*$/i.test(text)) {
+        } else if (/^\s*begin\b/i.test(text)) inTransaction = true;
+        else if (/^\s*(commit|rollback)\s*;?\s*$/i.test(text)) {
           if (marked && /^\s*commit/i.test(text)) committing = true;
           inTransaction = marked = false;
         }

@@ -14,6 +14,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { PostgresListening } from './listen-postgres.ts';
+import { databaseUnreachable } from './unreachable.ts';
 import { createPgliteDirectory, PgliteThread } from './pglite-thread.ts';
 import { upgradeOldPglite } from './pglite-upgrade.ts';
 import * as schema from './schema.ts';
@@ -110,6 +111,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('connect', (client) => client.on('error', () => undefined));
   await waitForServer(pool, url, options);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  db.transaction = transactionsOn(pool);
   const listening = new PostgresListening(url);
   return {
     db,
@@ -123,6 +125,34 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       await listening.close();
       await pool.end();
     },
+  };
+}
+
+/**
+ * Drizzle's transaction on a pool checks a client out and sends BEGIN before its try: a BEGIN
+ * that fails (the connection lost between the checkout and it, as in a PostgreSQL restart)
+ * never gives the client back. The pool then kept a slot for a dead client for good, and its
+ * end() waited for it forever: a `serve` stopped after an outage could end with exit code 13
+ * (nothing left to run, its stop still waiting), and each such loss took a slot for good. So a
+ * transaction checks its client out here, runs Drizzle's transaction on that one client (a
+ * Drizzle instance made once per client), and always gives it back; one whose connection was
+ * lost is dropped.
+ */
+function transactionsOn(pool: pg.Pool): Db['transaction'] {
+  const onClient = new WeakMap<pg.PoolClient, Db>();
+  return async (run, config) => {
+    const client = await pool.connect();
+    let failed: unknown;
+    try {
+      let bound = onClient.get(client);
+      if (!bound) onClient.set(client, (bound = drizzlePg(client, { schema }) as unknown as Db));
+      return await bound.transaction(run, config);
+    } catch (err) {
+      failed = err;
+      throw err;
+    } finally {
+      client.release(databaseUnreachable(failed) ? (failed as Error) : undefined);
+    }
   };
 }
 

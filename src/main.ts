@@ -29,6 +29,8 @@ export interface Running {
   /** The address the API listens on, when this process serves it. */
   address?: string;
   stop(): Promise<void>;
+  /** The step of the stop under way ('' before it): 'the engine (its calls in flight recorded)', say. */
+  stopStep(): string;
 }
 
 /** Opens the database the configuration names and brings its schema up to date. */
@@ -166,23 +168,32 @@ export async function serve(config: Config, role: Role): Promise<Running> {
     address = await app.listen({ port: config.port, host: config.host });
   }
 
+  // The stop, step by step; `stopStep` names the step under way, for a stop that never ends
+  // (serveUntilSignalled says which).
+  const steps: [string, () => Promise<unknown> | undefined][] = [
+    ['the API', () => app?.close()],
+    ['the CLI socket', () => control?.close()],
+    ['the webhook deliveries', () => webhooks?.stop()],
+    // The engine records its calls in flight before the database closes.
+    ['the engine (its calls in flight recorded)', () => engine?.stop()],
+    ['the telephony drivers', () => drivers?.close()],
+    ['the SMS drivers', () => smsDrivers?.close()],
+    // Delivery reports still queued are written (the drivers are closed: no more arrive).
+    ['the SMS delivery reports', () => events?.close()],
+    ['the database', () => database.close()],
+  ];
+  let stopStep = '';
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       log.info('shutting down');
-      await app?.close();
-      await control?.close();
-      await webhooks?.stop();
-      // The engine records its calls in flight before the database closes.
-      await engine?.stop();
-      await drivers?.close();
-      await smsDrivers?.close();
-      // Delivery reports still queued are written (the drivers are closed: no more arrive).
-      await events?.close();
-      await database.close();
+      for (const [name, step] of steps) {
+        stopStep = name;
+        await step();
+      }
       log.info('stopped');
     })());
-  return { database, app, address, stop };
+  return { database, app, address, stop, stopStep: () => stopStep };
 }
 
 /**
@@ -213,7 +224,14 @@ export async function serveUntilSignalled(config: Config, role: Role): Promise<v
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+  // A step of the stop that waits for something that can no longer come (nothing left to run)
+  // would end the process with code 13 and no word: it is named.
+  let stopped = false;
+  process.once('beforeExit', () => {
+    if (!stopped) process.stderr.write(`campaign-dialer: the stop never finished: stopping ${running.stopStep()}, it waited for nothing left to run\n`);
+  });
   await running.stop();
+  stopped = true;
   // Stopped: every call recorded, every queue written, the database closed. The process ends
   // when nothing is left open; should a handle outlive the stop (a socket kept alive, a timer),
   // it is named and the process exits anyway, instead of running on with nothing to do (seen

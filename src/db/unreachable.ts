@@ -53,3 +53,31 @@ export async function untilReached<T>(write: () => Promise<T>, opts: { giveUp: (
     }
   }
 }
+
+/**
+ * Says an outage once. A loop whose every round fails while the database is out of reach (the
+ * engine's passes, the webhook rounds: several a second) logs the first such failure and the
+ * first round through after it, not each one. `failed` answers whether the error was such a one
+ * (any other is the caller's to log).
+ */
+export class OutageNotice {
+  private out = false;
+
+  constructor(
+    private readonly warn: (message: string) => void,
+    /** Who speaks ('engine'), what waits meanwhile and what goes on after. */
+    private readonly words: { who: string; waiting: string; back: string },
+  ) {}
+
+  failed(err: unknown): boolean {
+    if (!databaseUnreachable(err)) return false;
+    if (!this.out) this.warn(`${this.words.who}: the database is out of reach (${rootMessage(err)}); ${this.words.waiting}`);
+    this.out = true;
+    return true;
+  }
+
+  reached(): void {
+    if (this.out) this.warn(`${this.words.who}: the database answers again; ${this.words.back}`);
+    this.out = false;
+  }
+}

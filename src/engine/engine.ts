@@ -27,7 +27,7 @@ import { closedCalls } from './store/callrequests.ts';
 import { forgetEngine } from './store/heartbeats.ts';
 import { type Gate, silenceGate } from './silence-gate.ts';
 import { abortPendingSubscribers } from './store/subscribers.ts';
-import { databaseUnreachable, rootMessage } from '../db/unreachable.ts';
+import { OutageNotice } from '../db/unreachable.ts';
 
 export interface EngineOptions extends Omit<EngineContext, 'engineId'> {
   engineId?: string;
@@ -87,8 +87,8 @@ export class Engine {
   private beating?: Promise<void>;
   /** When recordings were last pruned by their owners' retention (recordings.ts), by the engine's clock. */
   private lastRecordingPrune = -Infinity;
-  /** Set while passes fail because the database is out of reach (said once, and once when it is back). */
-  private outage = false;
+  /** Passes that fail because the database is out of reach: said once, and once when it is back. */
+  private readonly outage = new OutageNotice((m) => this.ctx.log.warn(m), { who: 'engine', waiting: 'calls up go on, passes wait for it', back: 'passes go on' });
   /** Subscribers held by contact caps or calling hours, released once at the first pass (contact-waits.ts). */
   private releasedHeld = false;
   private readonly writer: OutcomeWriter;
@@ -341,13 +341,10 @@ export class Engine {
             this.lastWholePass = performance.now();
             await this.runOnce();
           }
-          if (this.outage) this.ctx.log.warn('engine: the database answers again; passes go on');
-          this.outage = false;
+          this.outage.reached();
         } catch (err) {
           // A database out of reach fails every pass (5 a second) until it is back: said once.
-          if (!databaseUnreachable(err)) this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
-          else if (!this.outage) this.ctx.log.warn(`engine: the database is out of reach (${rootMessage(err)}); calls up go on, passes wait for it`);
-          this.outage ||= databaseUnreachable(err);
+          if (!this.outage.failed(err)) this.ctx.log.error(`engine pass failed: ${(err as Error).message}`);
           this.more = false; // the next pass, whole, after a poll's time
         }
         if (this.stopping) break;

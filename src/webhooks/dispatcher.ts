@@ -28,7 +28,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '../db/database.ts';
 import { DeliveryStatus } from '../db/schema.ts';
 import { intArray, json } from '../db/sql.ts';
-import { databaseUnreachable, rootMessage } from '../db/unreachable.ts';
+import { OutageNotice } from '../db/unreachable.ts';
 import { appendEvents, EventType, type EventRow, type EventCursor, eventArray, eventRowOf, pruneEvents, renderRows, sentEvent, type StoredEventRow } from '../campaign/events.ts';
 import { tailOf } from '../campaign/event-tail.ts';
 import { LogMotion, SpacedWake } from '../campaign/wake-spacing.ts';
@@ -125,8 +125,8 @@ export class WebhookDispatcher {
   /** When a round last leased a webhook. */
   private lastLeased = 0;
   private stopped = false;
-  /** Set while rounds fail because the database is out of reach (said once, and once when it is back). */
-  private outage = false;
+  /** Rounds that fail because the database is out of reach (one a second, each with its SQL): said once, and once when it is back. */
+  private readonly outage: OutageNotice;
   private lastPrune = 0;
   private readonly db: Db;
   /** This process's name on the leases it holds (lease_owner). */
@@ -134,6 +134,7 @@ export class WebhookDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.db = options.database.db;
+    this.outage = new OutageNotice((m) => options.log.warn(m), { who: 'webhooks', waiting: 'deliveries wait for it', back: 'deliveries go on' });
     this.motion = new LogMotion(tailOf(this.db), this.spaced);
   }
 
@@ -186,15 +187,9 @@ export class WebhookDispatcher {
       return;
     }
     this.running = this.round()
-      .then(() => {
-        if (this.outage) this.options.log.warn('webhooks: the database answers again; deliveries go on');
-        this.outage = false;
-      })
+      .then(() => this.outage.reached())
       .catch((err) => {
-        // A database out of reach fails every round (one a second, each with its SQL) until it is back: said once.
-        if (!databaseUnreachable(err)) this.options.log.warn(`webhooks: ${(err as Error).message}`);
-        else if (!this.outage) this.options.log.warn(`webhooks: the database is out of reach (${rootMessage(err)}); deliveries wait for it`);
-        this.outage ||= databaseUnreachable(err);
+        if (!this.outage.failed(err)) this.options.log.warn(`webhooks: ${(err as Error).message}`);
       })
       .finally(() => {
         this.running = undefined;

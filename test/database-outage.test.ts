@@ -222,6 +222,10 @@ if (onPostgres) {
     assert.equal(output.match(/webhooks: the database is out of reach \(/g)?.length, 1, 'the webhook dispatcher says the outage once, not once a round');
     assert.match(output, /webhooks: the database answers again; deliveries go on/);
     assert.doesNotMatch(output, /webhooks: Failed query/);
+    // The LISTEN connection fails each reconnect while the server is down; the cache says so once.
+    assert.equal(output.match(/user cache off until the database connection is back/g)?.length, 1, 'the user cache says the outage once');
+    assert.equal(output.match(/user cache on again/g)?.length, 1);
+    assert.ok((output.match(/database connection lost: /g)?.length ?? 0) <= 1, 'the idle connections a restart ends are said once');
     const [calls] = await query(`select count(*)::int as n, count(*) filter (where status = 4 and hangup_cause = 'NORMAL_CLEARING')::int as answered,
         count(distinct (subscriber_id, attempt))::int as once from callrequests where campaign_id = ${campaignId}`);
     assert.deepEqual(calls, { n: 30, answered: 30, once: 30 }, 'each subscriber dialled once, every call recorded answered');

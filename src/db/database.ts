@@ -103,7 +103,12 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     options: '-c TimeZone=UTC',
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', (err) => options.log?.warn(`database connection lost: ${err.message}`));
+  // A restart ends every idle client at once: said once for them all.
+  let lostAt = 0;
+  pool.on('error', (err) => {
+    if (Date.now() - lostAt > 1000) options.log?.warn(`database connection lost: ${err.message}`);
+    lostAt = Date.now();
+  });
   // Nor one lent out (a transaction, a COPY): pg-pool listens to a client's 'error' only while it
   // is idle, and a PostgreSQL restart under a transaction crashed the process (an unhandled
   // 'error' event). The error fails the client's query, which its caller sees; the client is

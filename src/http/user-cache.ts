@@ -42,6 +42,8 @@ export class UserCache {
   private readonly idsByName = new Map<string, number>();
   private version = 0;
   private trusted = false;
+  /** Its connection was lost and has not come back (the loss was said). */
+  private off = false;
   /** Reads under way, by `id:` or `name:` key, with the version at which each started. */
   private readonly reading = new Map<string, { version: number; row: Promise<UserRow | undefined> }>();
   private unlisten: (() => Promise<void>) | undefined;
@@ -56,11 +58,15 @@ export class UserCache {
       up: () => {
         this.clear();
         this.trusted = true;
+        if (this.off) log?.info('user cache on again: the database connection is back');
+        this.off = false;
       },
+      // Told at each failed reconnect too: said once an outage.
       down: (reason) => {
         this.trusted = false;
         this.clear();
-        log?.warn(`user cache off until the database connection is back: ${reason}`);
+        if (!this.off) log?.warn(`user cache off until the database connection is back: ${reason}`);
+        this.off = true;
       },
     });
   }

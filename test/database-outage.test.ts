@@ -380,6 +380,49 @@ if (onPostgres) {
     }
   });
 
+  test('a call\'s SMS whose insert committed and whose answer was lost: never sent, settled failed CLAIM_LOST and free, and the other calls\' texts go (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    const smsc = await startSmsc();
+    let server: Server | undefined;
+    try {
+      const { wasCut, env, query } = await setUpCut('lost_call_sms_insert', /insert into sms_messages \(callrequest_id/);
+      await query(`update users set sms_rate = 0.05 where username = 'alice'`);
+      server = await startServe(env);
+      const output = server.output;
+      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+      const gateway = await smsc.gateway(admin);
+      const campaignId = await simulatorCampaign(admin, alice, {
+        name: 'call sms insert',
+        contacts: 4,
+        gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
+        campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
+        sections: [{ type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' }],
+      });
+      const messages = () =>
+        query(`select m.status, m.error, m.cost::text, count(*)::int as n from sms_messages m join callrequests r on r.id = m.callrequest_id
+            where r.campaign_id = ${campaignId} group by m.status, m.error, m.cost order by m.status`);
+      // The engine's recovery (every 10 s) settles it once its call is no longer up.
+      await until(
+        async () => `messages ${JSON.stringify(await messages())}, cut: ${wasCut()}\n${output().slice(-3000)}`,
+        60_000,
+        async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4 && !(await messages()).some((m) => m.status === 'unsent'),
+      );
+      assert.ok(wasCut(), 'a call\'s SMS insert was cut after its commit');
+      assert.deepEqual(await messages(), [
+        { status: 'failed', error: 'CLAIM_LOST', cost: '0.00000', n: 1 },
+        { status: 'sent', error: '', cost: '0.05000', n: 3 },
+      ]);
+      assert.match(output(), /settled 1 call SMS message\(s\) this engine inserted and never sent/);
+      assert.equal(smsc.to.size, 3, 'the SMSC got the 3 texts recorded, and none for the lost one');
+      assert.ok([...smsc.to.values()].every((n) => n === 1));
+      const [billed] = await query(`select u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.15 as once from users u where u.username = 'alice'`);
+      assert.equal(billed.once, true, 'the 3 texts sent are charged, the lost one is not');
+      assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
+    } finally {
+      await smsc.close(server);
+    }
+  });
+
   test('an SMS claim whose commit went through and whose answer was lost: its messages are failed CLAIM_LOST and retried, each sent once, and the campaign ends (the smpp package\'s server)', { timeout: 180_000 }, async (t) => {
     const smsc = await startSmsc();
     let server: Server | undefined;

@@ -15,7 +15,7 @@ import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from '../drivers/voice/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
 import { pruneRecordings } from './recordings.ts';
-import { beat, recoverLostClaims, recoverOrphans } from './recover.ts';
+import { beat, recoverLostCallSms, recoverLostClaims, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
 import { releaseHeldSubscribers } from '../campaign/contact-waits.ts';
@@ -129,12 +129,16 @@ export class Engine {
    * Closes calls left in flight by dead engines (run at start, then every few seconds). Not while
    * this engine is just back from a silence of its own (beatNow()). First, this engine's own lost
    * claims (recover.ts recoverLostClaims): it runs between passes, so no claim is under way, and
-   * every call it claimed and learnt of is in flight or unrecorded.
+   * every call it claimed and learnt of is in flight or unrecorded; and the SMS of its calls no
+   * longer up that are still unsent (recoverLostCallSms).
    */
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();
     await this.beatNow();
-    const lost = (await recoverLostClaims(this.ctx, [...this.inFlight.keys(), ...this.unrecorded])) + (await this.sms.recoverLostClaims());
+    const lost =
+      (await recoverLostClaims(this.ctx, [...this.inFlight.keys(), ...this.unrecorded])) +
+      (await recoverLostCallSms(this.ctx, [...this.inFlight.keys()])) +
+      (await this.sms.recoverLostClaims());
     if (performance.now() < this.holdRecoveryUntil) return lost;
     const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.staleMs };
     return lost + (await recoverOrphans(this.ctx, dead)) + (await this.sms.recover(dead));

@@ -127,6 +127,20 @@ export async function recoverLostSmsClaims(ctx: EngineContext, known: number[]):
   return total;
 }
 
+/**
+ * A call's SMS (sms/call-sms.ts) is inserted 'unsent' by this engine while its call is up, and
+ * settled before the call goes on. One still 'unsent' once its call is no longer among `callsUp`
+ * was inserted by a commit whose answer was lost: the section failed there and nothing was sent.
+ * Failed CLAIM_LOST (free; a call's SMS is not retried). The caller makes sure no call is placed
+ * meanwhile: a call placed after `callsUp` was taken would not be among them.
+ */
+export async function recoverLostCallSms(ctx: EngineContext, callsUp: number[]): Promise<number> {
+  const mine = sql`m.engine_id = ${ctx.engineId} and m.callrequest_id is not null and not m.callrequest_id = any(${idArray(callsUp)})`;
+  const total = await failUnsent(ctx, mine, lostClaimCause);
+  if (total) ctx.log.warn(`settled ${total} call SMS message(s) this engine inserted and never sent: the insert's answer was lost with its connection (${lostClaimCause})`);
+  return total;
+}
+
 /** Settles the 'unsent' messages where `onlyIf` holds (at the find, and again at the settle) as failed `cause`, to be retried; returns how many. */
 async function failUnsent(ctx: EngineContext, onlyIf: SQL, cause: string): Promise<number> {
   let total = 0;

@@ -27,6 +27,7 @@ import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, s
 import { basic, eventually, freePort, onPostgres, settledWithin } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { cutAfterCommit } from './pg-cut-proxy.ts';
+import { makeWav } from './audio-fixtures.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { rootMessage } from '../src/db/unreachable.ts';
 
@@ -335,6 +336,37 @@ if (onPostgres) {
     assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
   });
 
+  test('a voicemail whose audio read lost its answer: read again, the message left on every machine, no IVR stopped', { timeout: 180_000 }, async () => {
+    const { wasCut, env } = await setUpCut('lost_voicemail_read', /select audio_file from audio_files/);
+    const server = await startServe(env);
+    const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+    const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+    const form = new FormData();
+    form.append('name', 'voicemail');
+    form.append('audio_file', new Blob([new Uint8Array(makeWav(1))], { type: 'audio/wav' }), 'voicemail.wav');
+    const upload = await fetch(`${server.base}/rest-api/audio-files/`, { method: 'POST', headers: { authorization: basic('alice', 'alice-pw') }, body: form });
+    assert.equal(upload.status, 201, await upload.clone().text());
+    const audio = (await upload.json()) as { id: number };
+    const campaignId = await simulatorCampaign(admin, alice, {
+      name: 'voicemail read',
+      contacts: 3,
+      gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 1, ring_seconds: [1, 1], talk_seconds: [2, 2] },
+      campaign: { frequency: 600, maxretry: 0, end_when_done: true, voicemail: true, amd_behavior: 1, voicemail_audiofile: `${server.base}/rest-api/audio-files/${audio.id}/` },
+    });
+    await until(
+      async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${server.output().slice(-3000)}`,
+      60_000,
+      async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4,
+    );
+    assert.ok(wasCut(), 'a voicemail audio read was cut');
+    assert.match(server.output(), /call \d+: the voicemail audio: the database is out of reach \(Connection terminated/);
+    assert.doesNotMatch(server.output(), /IVR stopped/, 'the voicemail was left, not given up');
+    const campaign = await alice('GET', `/rest-api/campaigns/${campaignId}/`);
+    assert.equal(campaign.voicemail_audiofile, `${server.base}/rest-api/audio-files/${audio.id}/`);
+    assert.equal(campaign.progress.subscribers.sent, 3, `every machine got the message: ${JSON.stringify(campaign.progress)}`);
+    assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+  });
+
   test('a call\'s SMS whose record committed and whose answer was lost: recorded once, charged once, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
     const smsc = await startSmsc();
     let server: Server | undefined;
@@ -380,7 +412,7 @@ if (onPostgres) {
     }
   });
 
-  test('a call\'s SMS whose insert committed and whose answer was lost: never sent, settled failed CLAIM_LOST and free, and the other calls\' texts go (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+  test('a call\'s SMS whose insert committed and whose answer was lost: inserted again and sent once, the lost row failed CLAIM_LOST and free, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
     const smsc = await startSmsc();
     let server: Server | undefined;
     try {
@@ -408,15 +440,19 @@ if (onPostgres) {
         async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4 && !(await messages()).some((m) => m.status === 'unsent'),
       );
       assert.ok(wasCut(), 'a call\'s SMS insert was cut after its commit');
+      assert.match(output(), /sms \(call \d+\): the database is out of reach \(Connection terminated/);
       assert.deepEqual(await messages(), [
         { status: 'failed', error: 'CLAIM_LOST', cost: '0.00000', n: 1 },
-        { status: 'sent', error: '', cost: '0.05000', n: 3 },
+        { status: 'sent', error: '', cost: '0.05000', n: 4 },
       ]);
       assert.match(output(), /settled 1 call SMS message\(s\) this engine inserted and never sent/);
-      assert.equal(smsc.to.size, 3, 'the SMSC got the 3 texts recorded, and none for the lost one');
-      assert.ok([...smsc.to.values()].every((n) => n === 1));
-      const [billed] = await query(`select u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.15 as once from users u where u.username = 'alice'`);
-      assert.equal(billed.once, true, 'the 3 texts sent are charged, the lost one is not');
+      assert.deepEqual([...smsc.to.values()], [1, 1, 1, 1], 'the SMSC got one message for each of the 4 numbers');
+      const [billed] = await query(`select u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.20 as once from users u where u.username = 'alice'`);
+      assert.equal(billed.once, true, 'the 4 texts sent are charged, the lost row is not');
+      const results = await query(`select string_agg(cr.response, ' | ') as answers from callrequests r left join call_results cr on cr.callrequest_id = r.id
+          where r.campaign_id = ${campaignId} group by r.id`);
+      assert.ok(results.length === 4 && results.every((r) => /^sms sent: message \d+$/.test(r.answers)), `each call's text sent: ${JSON.stringify(results)}`);
+      assert.doesNotMatch(output(), /IVR stopped/);
       assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
     } finally {
       await smsc.close(server);

@@ -16,6 +16,7 @@ import { type IvrOutcome, runSurvey } from './ivr.ts';
 import type { CallOutcome } from './outcome.ts';
 import { sendCallSms } from './sms/call-sms.ts';
 import { audioFilePath } from './store/audio-files.ts';
+import { rootMessage, untilReached } from '../db/unreachable.ts';
 import { takeTransferSlot } from './transfer-slots.ts';
 
 const emptyFlow: SurveyFlow = { survey_id: 0, name: '', sections: [] };
@@ -50,9 +51,14 @@ export function failedHangup(at: Date, causeName: string, cause: number = Q850.N
   return { cause, causeName, startedAt: at, answeredAt: null, endedAt: at, duration: 0, billsec: 0 };
 }
 
-async function voicemailAudio(ctx: EngineContext, c: CampaignRow): Promise<string | null> {
-  if (!c.voicemail_audiofile_id) return null;
-  return audioFilePath(ctx.db, c.voicemail_audiofile_id);
+/** The voicemail audio's path; with the database out of reach, read once it answers (the machine waits), unless the engine stops. */
+async function voicemailAudio(ctx: EngineContext, c: CampaignRow, callrequestId: number, stopping?: () => boolean): Promise<string | null> {
+  const id = c.voicemail_audiofile_id;
+  if (!id) return null;
+  return untilReached(() => audioFilePath(ctx.db, id), {
+    giveUp: stopping ?? (() => true),
+    waiting: (err) => ctx.log.warn(`call ${callrequestId}: the voicemail audio: the database is out of reach (${rootMessage(err)}); reading it when it answers`),
+  });
 }
 
 /** What an answered call does, by AMD result and amd_behavior. */
@@ -62,7 +68,7 @@ async function converse(ctx: EngineContext, c: CampaignRow, claimed: ClaimedCall
   if (c.voicemail && c.amd_behavior === AmdBehavior.MachinesOnly && !machine) return empty;
   if (machine) {
     if (c.amd_behavior !== AmdBehavior.PeopleOnly) {
-      const audioFile = await voicemailAudio(ctx, c);
+      const audioFile = await voicemailAudio(ctx, c, claimed.callrequestId, stopping);
       if (c.amd_behavior === AmdBehavior.MachinesOnly) await call.waitForBeep?.(BEEP_WAIT_SECONDS);
       await call.play({ audioFile });
     }

@@ -445,7 +445,7 @@ if (onPostgres) {
         { status: 'failed', error: 'CLAIM_LOST', cost: '0.00000', n: 1 },
         { status: 'sent', error: '', cost: '0.05000', n: 4 },
       ]);
-      assert.match(output(), /settled 1 call SMS message\(s\) this engine inserted and never sent/);
+      assert.match(output(), /settled 1 SMS message\(s\) of a call or a reminder this engine inserted and never sent/);
       assert.deepEqual([...smsc.to.values()], [1, 1, 1, 1], 'the SMSC got one message for each of the 4 numbers');
       const [billed] = await query(`select u.balance = 100 - (select coalesce(sum(call_cost), 0) from cdrs where campaign_id = ${campaignId}) - 0.20 as once from users u where u.username = 'alice'`);
       assert.equal(billed.once, true, 'the 4 texts sent are charged, the lost row is not');
@@ -453,6 +453,45 @@ if (onPostgres) {
           where r.campaign_id = ${campaignId} group by r.id`);
       assert.ok(results.length === 4 && results.every((r) => /^sms sent: message \d+$/.test(r.answers)), `each call's text sent: ${JSON.stringify(results)}`);
       assert.doesNotMatch(output(), /IVR stopped/);
+      assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
+    } finally {
+      await smsc.close(server);
+    }
+  });
+
+  test('an appointment reminder SMS whose record lost its answer: recorded once the database answers, the alarm SUCCESS, the reminder sent once (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    const smsc = await startSmsc();
+    let server: Server | undefined;
+    try {
+      const { wasCut, env, query } = await setUpCut('lost_reminder_record', /update sms_messages m set/);
+      server = await startServe(env);
+      const output = server.output;
+      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
+      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
+      const smsGateway = await smsc.gateway(admin);
+      const gateway = await admin('POST', '/rest-api/gateway/', { name: 'reminder calls', driver: 'simulator', settings: {} });
+      const survey = await alice('POST', '/rest-api/survey-template/', { name: 'Reminder' });
+      const setting = await alice('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', survey: survey.id, aleg_gateway: gateway.id, sms_gateway: smsGateway.id });
+      const person = await alice('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: setting.url });
+      const calendar = await alice('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
+      // Two hours on; the reminder two hours and two minutes before it: due now.
+      const start = new Date(Date.now() + 2 * 3600_000);
+      const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
+      const alarm = await alice('POST', '/rest-api/alarm/', { event: event.id, method: 2, alarm_phonenumber: '+12035550100', advance_notice: 7320 });
+      await until(
+        async () => `alarm ${JSON.stringify(await alice('GET', `/rest-api/alarm/${alarm.id}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
+        60_000,
+        async () => (await alice('GET', `/rest-api/alarm/${alarm.id}/`)).status === 5,
+      );
+      assert.ok(wasCut(), 'the reminder\'s record was cut after its commit');
+      assert.match(output(), /sms message \d+ \(reminder to \+12035550100\): the database is out of reach \(Connection terminated/);
+      const requests = (await alice('GET', `/rest-api/alarm-request/?alarm=${alarm.id}`)).results as { status: number; detail: string }[];
+      assert.equal(requests.length, 1, JSON.stringify(requests));
+      assert.equal(requests[0].status, 5);
+      assert.match(requests[0].detail, /^sms sent: message \d+$/);
+      assert.deepEqual([...smsc.to.entries()], [['12035550100', 1]], 'the SMSC got the reminder once');
+      const messages = await query(`select status, count(*)::int as n from sms_messages group by status`);
+      assert.deepEqual(messages, [{ status: 'sent', n: 1 }]);
       assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
     } finally {
       await smsc.close(server);

@@ -15,7 +15,7 @@ import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from '../drivers/voice/driver.ts';
 import { OutcomeWriter } from './outcome.ts';
 import { pruneRecordings } from './recordings.ts';
-import { beat, recoverLostCallSms, recoverLostClaims, recoverOrphans } from './recover.ts';
+import { beat, recoverLostLoneSms, recoverLostClaims, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
 import { spoolNewContacts } from '../campaign/spool.ts';
 import { releaseHeldSubscribers } from '../campaign/contact-waits.ts';
@@ -130,14 +130,14 @@ export class Engine {
    * this engine is just back from a silence of its own (beatNow()). First, this engine's own lost
    * claims (recover.ts recoverLostClaims): it runs between passes, so no claim is under way, and
    * every call it claimed and learnt of is in flight or unrecorded; and the SMS of its calls no
-   * longer up that are still unsent (recoverLostCallSms).
+   * longer up that are still unsent (recoverLostLoneSms).
    */
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();
     await this.beatNow();
     const lost =
       (await recoverLostClaims(this.ctx, [...this.inFlight.keys(), ...this.unrecorded])) +
-      (await recoverLostCallSms(this.ctx, [...this.inFlight.keys()])) +
+      (await recoverLostLoneSms(this.ctx, [...this.inFlight.keys()])) +
       (await this.sms.recoverLostClaims());
     if (performance.now() < this.holdRecoveryUntil) return lost;
     const dead = { anyOtherEngine: this.options.databaseKind === 'pglite', staleMs: this.staleMs };
@@ -239,7 +239,7 @@ export class Engine {
     const ended = await this.endCampaigns();
     const aborted = await this.applyAbort();
     // Appointment reminders (alarms/): due call alarms become subscribers of their reminder campaign, dialled below.
-    if (!this.stopping) await runAlarms(this.ctx);
+    if (!this.stopping) await runAlarms(this.ctx, () => this.stopping);
     this.live = (await startCampaignIds(db, voiceCampaigns)).map((c) => c.id);
     const started = await this.claimAndDial(this.live);
     await this.report.live(this.live);

@@ -128,16 +128,17 @@ export async function recoverLostSmsClaims(ctx: EngineContext, known: number[]):
 }
 
 /**
- * A call's SMS (sms/call-sms.ts) is inserted 'unsent' by this engine while its call is up, and
- * settled before the call goes on. One still 'unsent' once its call is no longer among `callsUp`
- * was inserted by a commit whose answer was lost: the section failed there and nothing was sent.
- * Failed CLAIM_LOST (free; a call's SMS is not retried). The caller makes sure no call is placed
- * meanwhile: a call placed after `callsUp` was taken would not be among them.
+ * A lone SMS (sms/send-one.ts: from a call, or an appointment reminder) is inserted 'unsent' by
+ * this engine and settled before its call goes on, or within the pass that fires its reminder.
+ * One still 'unsent' once its call is no longer among `callsUp` (or, a reminder's, between
+ * passes) was inserted by a commit whose answer was lost: nothing was sent with that row. Failed
+ * CLAIM_LOST (free; not retried). The caller runs this between passes: a call placed after
+ * `callsUp` was taken would not be among them.
  */
-export async function recoverLostCallSms(ctx: EngineContext, callsUp: number[]): Promise<number> {
-  const mine = sql`m.engine_id = ${ctx.engineId} and m.callrequest_id is not null and not m.callrequest_id = any(${idArray(callsUp)})`;
+export async function recoverLostLoneSms(ctx: EngineContext, callsUp: number[]): Promise<number> {
+  const mine = sql`m.engine_id = ${ctx.engineId} and m.sms_subscriber_id is null and (m.callrequest_id is null or not m.callrequest_id = any(${idArray(callsUp)}))`;
   const total = await failUnsent(ctx, mine, lostClaimCause);
-  if (total) ctx.log.warn(`settled ${total} call SMS message(s) this engine inserted and never sent: the insert's answer was lost with its connection (${lostClaimCause})`);
+  if (total) ctx.log.warn(`settled ${total} SMS message(s) of a call or a reminder this engine inserted and never sent: the insert's answer was lost with its connection (${lostClaimCause})`);
   return total;
 }
 

@@ -23,6 +23,7 @@ import { spawnOccurrences } from './recurrence.ts';
 import { countryOf } from '../../campaign/phone-country.ts';
 import { phoneKey } from '../../http/phone.ts';
 import { sendReminderMail, sendReminderSms, type Sent, zoneOf } from './messages.ts';
+import { rootMessage, untilReached } from '../../db/unreachable.ts';
 import {
   type AttemptResult,
   callAnswers,
@@ -48,10 +49,22 @@ import {
 const maxPerPass = 200;
 
 /** Settles finished calls, makes the next occurrence of started recurring events, then fires due alarms; returns how many attempts it started. */
-export async function runAlarms(ctx: EngineContext): Promise<number> {
-  await settleCalls(ctx);
+export async function runAlarms(ctx: EngineContext, stopping: () => boolean): Promise<number> {
+  await settleCalls(ctx, stopping);
   await spawnOccurrences(ctx);
-  return fireDue(ctx);
+  return fireDue(ctx, stopping);
+}
+
+/**
+ * Writes what was sent (a reminder's attempts, a fallback's request) once the database answers:
+ * left IN_PROCESS, an attempt would be failed ten minutes on and retried, and its reminder sent
+ * again. Safe to run again (only IN_PROCESS rows are taken).
+ */
+function recordSent<T>(ctx: EngineContext, stopping: () => boolean, write: () => Promise<T>): Promise<T> {
+  return untilReached(write, {
+    giveUp: stopping,
+    waiting: (err) => ctx.log.warn(`appointment reminders: the database is out of reach (${rootMessage(err)}); recording what was sent when it answers`),
+  });
 }
 
 /** The result a call's answers give (null: none of them names one). */
@@ -69,7 +82,7 @@ export function resultOf(answers: { section_id: number | null; response: string;
 
 const answeredStatuses: number[] = [SubscriberStatus.Sent, SubscriberStatus.Completed];
 
-async function settleCalls(ctx: EngineContext): Promise<void> {
+async function settleCalls(ctx: EngineContext, stopping: () => boolean): Promise<void> {
   const stranded = await strandedMessages(ctx.db);
   if (stranded.length) {
     const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
@@ -91,23 +104,23 @@ async function settleCalls(ctx: EngineContext): Promise<void> {
       result: ok ? resultOf(mine) : null,
     };
   });
-  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, ctx.clock.now().toISOString()));
+  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, ctx.clock.now().toISOString()), stopping);
 }
 
 type FailedAlarm = Awaited<ReturnType<typeof settleAttempts>>[number];
 
 /** The alarms whose attempts all failed: a call alarm with a fallback number texts it. */
-async function smsFallbacks(ctx: EngineContext, failed: FailedAlarm[]): Promise<void> {
-  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a);
+async function smsFallbacks(ctx: EngineContext, failed: FailedAlarm[], stopping: () => boolean): Promise<void> {
+  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a, stopping);
 }
 
 /** An SMS to the fallback number when every call attempt of an alarm failed. */
-async function smsFallback(ctx: EngineContext, a: { id: number; user_id: number; phonenumber_sms_failure: string | null; event_id: number }) {
+async function smsFallback(ctx: EngineContext, a: { id: number; user_id: number; phonenumber_sms_failure: string | null; event_id: number }, stopping: () => boolean) {
   const to = a.phonenumber_sms_failure as string;
   const requestId = await insertFallbackRequest(ctx.db, a.id, AlarmMethod.Sms, ctx.clock.now().toISOString());
   const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
-  const sent = event ? await sendReminderSms(ctx, a.user_id, setting, to, event) : { ok: false, detail: 'event gone' };
-  await finishRequest(ctx.db, requestId, sent.ok, sent.detail);
+  const sent = event ? await sendReminderSms(ctx, a.user_id, setting, to, event, stopping) : { ok: false, detail: 'event gone' };
+  await recordSent(ctx, stopping, () => finishRequest(ctx.db, requestId, sent.ok, sent.detail));
 }
 
 /** Whether now is inside the alarm's daily window, read in the callee's zone (the instance's for e-mail). */
@@ -134,7 +147,7 @@ function perKey<K, V>(load: (key: K) => Promise<V>): (key: K) => Promise<V> {
   };
 }
 
-async function fireDue(ctx: EngineContext): Promise<number> {
+async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<number> {
   const now = ctx.clock.now().toISOString();
   const fired = await ctx.db.transaction(async (tx): Promise<Fired> => {
     const due = (await claimDueAlarms(tx, now, maxPerPass)).filter((a) => inWindow(ctx, a));
@@ -197,11 +210,16 @@ async function fireDue(ctx: EngineContext): Promise<number> {
     const a = m.alarm;
     const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
     let sent: Sent;
-    if (a.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text });
-    else if (a.alarm_email) sent = await sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
-    else sent = { ok: false, detail: 'no e-mail address' };
+    try {
+      if (a.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
+      else if (a.alarm_email) sent = await sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
+      else sent = { ok: false, detail: 'no e-mail address' };
+    } catch (err) {
+      // One reminder's failure is its own: those sent before it are still recorded below.
+      sent = { ok: false, detail: `not sent: ${rootMessage(err)}` };
+    }
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }
-  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, now));
+  await smsFallbacks(ctx, await recordSent(ctx, stopping, () => settleAttempts(ctx.db, results, now)), stopping);
   return fired.started;
 }

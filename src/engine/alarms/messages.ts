@@ -6,15 +6,12 @@
  * goes to the SMTP relay of SMTP_URL (drivers/mail/smtp.ts). The text is the alarm's template's
  * (sms_template, mail_template), else its own: the event's title, local start and description.
  */
-import { GatewayStatus } from '../../db/schema.ts';
 import { isDoNotCall } from '../../campaign/dnc.ts';
 import { zoneOfNumber } from '../../campaign/timezone.ts';
-import { smsParts } from '../../drivers/sms/encoding.ts';
 import { parseSmtpUrl, sendMail } from '../../drivers/mail/smtp.ts';
 import type { EngineContext } from '../context.ts';
-import { recordResults } from '../sms/record.ts';
 import { renderSms } from '../sms/render.ts';
-import { findSmsGateway } from '../store/gateways.ts';
+import { sendLoneSms } from '../sms/send-one.ts';
 import { insertAlarmMessage, type SettingRow } from './store.ts';
 
 export interface Reminder {
@@ -61,30 +58,27 @@ export interface Sent {
   detail: string;
 }
 
-/** Sends a reminder SMS to `to` through the setting's SMS gateway; the message is billed when sent. */
-export async function sendReminderSms(ctx: EngineContext, userId: number, setting: SettingRow | undefined, to: string, reminder: Reminder): Promise<Sent> {
+/** Sends a reminder SMS to `to` through the setting's SMS gateway (sms/send-one.ts); the message is billed when sent. */
+export async function sendReminderSms(
+  ctx: EngineContext,
+  userId: number,
+  setting: SettingRow | undefined,
+  to: string,
+  reminder: Reminder,
+  stopping?: () => boolean,
+): Promise<Sent> {
   if (!setting?.sms_gateway_id) return { ok: false, detail: 'sms not sent: the calendar setting has no SMS gateway' };
-  const gateway = await findSmsGateway(ctx.db, setting.sms_gateway_id);
-  if (!gateway || gateway.status !== GatewayStatus.Active || !ctx.smsDrivers) return { ok: false, detail: 'sms not sent: SMS gateway inactive' };
-  if (await isDoNotCall(ctx.db, userId, null, to)) return { ok: false, detail: 'sms not sent: on a do-not-call list' };
   const text = reminderText(reminder, zoneOf(ctx, to));
-  const messageId = await insertAlarmMessage(ctx.db, {
-    userId,
-    gatewayId: gateway.id,
+  return sendLoneSms(ctx, {
+    gatewayId: setting.sms_gateway_id,
     to,
     from: setting.callerid,
     text,
-    parts: smsParts(text).parts,
-    engineId: ctx.engineId,
+    insert: (gatewayId, parts) => insertAlarmMessage(ctx.db, { userId, gatewayId, to, from: setting.callerid, text, parts, engineId: ctx.engineId }),
+    refusal: async () => ((await isDoNotCall(ctx.db, userId, null, to)) ? 'on a do-not-call list' : undefined),
+    stopping,
+    who: `reminder to ${to}`,
   });
-  let result;
-  try {
-    result = await ctx.smsDrivers(gateway).send({ messageId, to, from: setting.callerid, text });
-  } catch (err) {
-    result = { ok: false as const, error: (err as Error).message, retry: false };
-  }
-  await recordResults(ctx.db, [{ messageId, ...result }], ctx.clock.now());
-  return result.ok ? { ok: true, detail: `sms sent: message ${messageId}` } : { ok: false, detail: `sms not sent: ${result.error}` };
 }
 
 /** Sends a reminder e-mail to `to` through SMTP_URL. */

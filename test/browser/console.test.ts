@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel, idOf } from '../helpers.ts';
-import { browserHarness, downloadedText, PHONE, startPauseResumeAbort } from './harness.ts';
+import { browserHarness, downloadedText, PHONE, refused, startPauseResumeAbort } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -141,7 +141,7 @@ describe(`the console in Chromium (${dbLabel})`, () => {
       await page.getByRole('alert').waitFor();
       const nameField = page.getByLabel('Name', { exact: true });
       assert.equal(await nameField.getAttribute('aria-invalid'), 'true');
-      await page.locator('.field-error').first().waitFor();
+      await refused(page);
       await shot(page, 'campaign-form-errors');
 
       await nameField.fill('Spring survey');

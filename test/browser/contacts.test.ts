@@ -10,7 +10,7 @@ import { before, describe, test } from 'node:test';
 import { makeWav } from '../audio-fixtures.ts';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel } from '../helpers.ts';
-import { assertFitsPhone, browserHarness, downloadedText, PHONE } from './harness.ts';
+import { assertFitsPhone, browserHarness, downloadedText, PHONE, refused } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -45,7 +45,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
 
       // A name is required: the API's message shows beside the field.
       await page.getByRole('button', { name: 'Create phonebook' }).click();
-      await page.locator('.field-error').first().waitFor();
+      await refused(page);
       assert.match(await page.locator('.field-error').first().innerText(), /required|blank/i);
       await page.getByLabel('Name').fill('Customers');
       await page.getByLabel('Description').fill('Spring offer');
@@ -217,7 +217,7 @@ describe(`the console's phonebooks, DNC lists and audio in Chromium (${dbLabel})
       await page.getByLabel('Audio file', { exact: true }).setInputFiles({ name: 'notes.wav', mimeType: 'audio/wav', buffer: Buffer.from('not audio at all') });
       await page.getByLabel('Name', { exact: true }).fill('Notes');
       await page.getByRole('button', { name: 'Upload' }).click();
-      await page.locator('.field-error').first().waitFor();
+      await refused(page);
       await shot(page, 'audio-upload-refused');
 
       // The player loads the bytes with the session cookie alone.

@@ -113,6 +113,7 @@ export function browserHarness(options: HarnessOptions): Harness {
       // tests; each passed when run again alone). Whether slowness or something else, a longer
       // wait tells the two apart in the next failure's log; it makes no passing test slower.
       page.setDefaultTimeout(60_000);
+      keepTrail(page);
       return { context, page };
     },
     submitSignIn,
@@ -124,6 +125,39 @@ export function browserHarness(options: HarnessOptions): Harness {
       await page.screenshot({ path: path.join(SHOTS, `${onPostgres ? 'pg' : 'pglite'}-${options.shotPrefix ?? ''}${name}.png`), fullPage: true });
     },
   };
+}
+
+/** What each page did lately (its navigations, API requests and answers, errors), for refused(). */
+const trails = new WeakMap<Page, string[]>();
+
+function keepTrail(page: Page): void {
+  const lines: string[] = [];
+  trails.set(page, lines);
+  const t0 = Date.now();
+  const add = (line: string) => {
+    lines.push(`${Date.now() - t0} ms ${line}`);
+    if (lines.length > 40) lines.shift();
+  };
+  const api = (url: string) => (url.includes('/rest-api/') ? new URL(url).pathname + new URL(url).search : undefined);
+  page.on('request', (r) => api(r.url()) && add(`> ${r.method()} ${api(r.url())}`));
+  page.on('response', (r) => api(r.url()) && add(`< ${r.status()} ${r.request().method()} ${api(r.url())}`));
+  page.on('requestfailed', (r) => add(`failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on('pageerror', (e) => add(`page error: ${e.message}`));
+  page.on('framenavigated', (f) => f === page.mainFrame() && add(`at ${new URL(f.url()).pathname}`));
+}
+
+/**
+ * Waits for a form's refusal (`messages`: by default its first field message). A form submitted
+ * right after it appeared waited 60 s for its refusal a few times in full runs, never alone (its
+ * cause is not found): a timeout says what the page did meanwhile, and what its banner says.
+ */
+export async function refused(page: Page, messages = page.locator('.field-error').first()): Promise<void> {
+  try {
+    await messages.waitFor();
+  } catch (err) {
+    const banner = await page.getByRole('alert').allInnerTexts().catch(() => []);
+    throw new Error(`${(err as Error).message}\nat ${page.url()}, banner ${JSON.stringify(banner)}; what the page did:\n${(trails.get(page) ?? []).join('\n')}`, { cause: err });
+  }
 }
 
 /** Closes the browser, or kills its process when it has not closed within 20 s (said on stderr). */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel, eventually, idOf } from '../helpers.ts';
-import { browserHarness } from './harness.ts';
+import { browserHarness, refused } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 
@@ -64,7 +64,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await hours.getByLabel('Until').fill('08:00');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.getByRole('alert').waitFor();
-      await hours.locator('.field-error').filter({ hasText: 'end must be after start' }).waitFor();
+      await refused(page, hours.locator('.field-error').filter({ hasText: 'end must be after start' }));
       await shot(page, 'account-hours-error');
       assert.equal((await get(admin, `/rest-api/accounts/${erinId}/`)).calling_hours, null);
 
@@ -74,7 +74,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await hours.getByLabel('From').fill('08:00');
       await hours.getByLabel('Until').fill('21:00');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      await caps.locator('.field-error').filter({ hasText: 'attempts and window_days go together' }).waitFor();
+      await refused(page, caps.locator('.field-error').filter({ hasText: 'attempts and window_days go together' }));
       assert.equal(await hours.locator('.field-error').count(), 0, 'the hours were edited: their old message is gone');
       const unchanged = await get(admin, `/rest-api/accounts/${erinId}/`);
       assert.deepEqual([unchanged.contact_caps, unchanged.calling_hours], [null, null], 'a refused request changes nothing');
@@ -121,7 +121,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       await rules.getByLabel('Busy: wait in seconds').fill('300');
       await rules.getByLabel('Answering machine: retries').fill('1');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      await rules.locator('.field-error').filter({ hasText: /machine/ }).waitFor();
+      await refused(page, rules.locator('.field-error').filter({ hasText: /machine/ }));
       await shot(page, 'campaign-rules-error');
       assert.equal((await get(erin, `/rest-api/campaigns/${campaignId}/`)).retry_rules, null, 'a refused request changes nothing');
 
@@ -166,7 +166,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       const callback = form.getByLabel('Call back after (minutes)');
       await callback.fill('50000');
       await form.getByRole('button', { name: 'Save section' }).click();
-      await form.locator('.field-invalid .field-error').waitFor();
+      await refused(page, form.locator('.field-invalid .field-error'));
       assert.equal(await callback.getAttribute('aria-invalid'), 'true');
       assert.equal((await get(erin, `/rest-api/section-template/${sectionId}/`)).callback_minutes, undefined);
 
@@ -223,7 +223,7 @@ describe(`the calling rules in the console (${dbLabel})`, () => {
       const form = page.getByRole('form', { name: 'Call again' });
       await form.getByRole('group', { name: 'Ended as' }).getByRole('checkbox', { name: 'Failed' }).uncheck();
       await form.getByRole('button', { name: 'Put them back in the queue' }).click();
-      await form.getByRole('group', { name: 'Ended as' }).locator('.field-error').filter({ hasText: 'may not be empty' }).waitFor();
+      await refused(page, form.getByRole('group', { name: 'Ended as' }).locator('.field-error').filter({ hasText: 'may not be empty' }));
       assert.deepEqual((await subscribers()).map((s) => s.status), [4, 4], 'a refused request changes nothing');
 
       // Failed, but only those whose last call was answered: none.

@@ -11,7 +11,7 @@ import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel, onPostgres } from '../helpers.ts';
-import { browserHarness, PHONE, SHOTS } from './harness.ts';
+import { browserHarness, PHONE, refused, SHOTS } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
 const alice = basic('alice', 'alice-pw');
@@ -51,7 +51,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       // The API's message beside the field: a survey needs a name.
       await page.getByRole('button', { name: 'Create survey' }).click();
       const nameField = page.getByLabel("New survey's name");
-      await page.locator('.field-error').first().waitFor();
+      await refused(page);
       assert.equal(await nameField.getAttribute('aria-invalid'), 'true');
       await nameField.fill('Satisfaction');
       await page.getByRole('button', { name: 'Create survey' }).click();
@@ -157,7 +157,7 @@ describe(`the Surveys page in Chromium (${dbLabel})`, () => {
       await page.getByRole('button', { name: 'Rename Old draft' }).click();
       await page.getByLabel('New name for Old draft').fill('');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.locator('.field-error').first().waitFor();
+      await refused(page);
       await page.getByLabel('New name for Old draft').fill('Spring draft');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByRole('link', { name: 'Spring draft' }).waitFor();

@@ -367,27 +367,44 @@ if (onPostgres) {
     assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
   });
 
-  test('a call\'s SMS whose record committed and whose answer was lost: recorded once, charged once, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+  const texting = { type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' };
+
+  /**
+   * A serve behind a cut at `marker` (setUpCut, on database `name`), alice's sms_rate 0.05, and
+   * her campaign of 4 calls, all answered, whose survey is `sections`, its SMS gateway the smpp
+   * package's server; `check` runs, then the SMSC closes (and the server is killed if it runs).
+   */
+  async function callSmsCampaign(
+    name: string,
+    marker: RegExp,
+    sections: object[],
+    check: (w: { smsc: Awaited<ReturnType<typeof startSmsc>>; server: Server; campaignId: number; query: (text: string) => Promise<any[]>; wasCut: () => boolean; alice: Api }) => Promise<void>,
+  ): Promise<void> {
     const smsc = await startSmsc();
     let server: Server | undefined;
     try {
-      const { wasCut, env, query } = await setUpCut('lost_call_sms', /update sms_messages m set/);
+      const { wasCut, env, query } = await setUpCut(name, marker);
       await query(`update users set sms_rate = 0.05 where username = 'alice'`);
       server = await startServe(env);
-      const output = server.output;
       const alice = apiClient(server.base, basic('alice', 'alice-pw'));
       const admin = apiClient(server.base, basic('admin', 'admin-pw'));
       const gateway = await smsc.gateway(admin);
       const campaignId = await simulatorCampaign(admin, alice, {
-        name: 'call sms',
+        name,
         contacts: 4,
         gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
         campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
-        sections: [
-          { type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' },
-          { type: 9, question: 'Removing you', script: 'You will not be called again' },
-        ],
+        sections,
       });
+      await check({ smsc, server, campaignId, query, wasCut, alice });
+    } finally {
+      await smsc.close(server);
+    }
+  }
+
+  test('a call\'s SMS whose record committed and whose answer was lost: recorded once, charged once, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    await callSmsCampaign('lost_call_sms', /update sms_messages m set/, [texting, { type: 9, question: 'Removing you', script: 'You will not be called again' }], async ({ smsc, server, campaignId, query, wasCut, alice }) => {
+      const output = server.output;
       await until(
         async () => `campaign ${JSON.stringify(await alice('GET', `/rest-api/campaigns/${campaignId}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
         60_000,
@@ -407,29 +424,12 @@ if (onPostgres) {
       assert.equal(results.length, 4);
       assert.ok(results.every((r) => /^sms sent: message \d+ \| (added to DNC list \d+|not added: no DNC list)$/.test(r.answers)), `each call's SMS answered, and the survey went on: ${JSON.stringify(results)}`);
       assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
-    } finally {
-      await smsc.close(server);
-    }
+    });
   });
 
   test('a call\'s SMS whose insert committed and whose answer was lost: inserted again and sent once, the lost row failed CLAIM_LOST and free, and the survey goes on (the smpp package\'s server)', { timeout: 180_000 }, async () => {
-    const smsc = await startSmsc();
-    let server: Server | undefined;
-    try {
-      const { wasCut, env, query } = await setUpCut('lost_call_sms_insert', /insert into sms_messages \(callrequest_id/);
-      await query(`update users set sms_rate = 0.05 where username = 'alice'`);
-      server = await startServe(env);
+    await callSmsCampaign('lost_call_sms_insert', /insert into sms_messages \(callrequest_id/, [texting], async ({ smsc, server, campaignId, query, wasCut, alice }) => {
       const output = server.output;
-      const alice = apiClient(server.base, basic('alice', 'alice-pw'));
-      const admin = apiClient(server.base, basic('admin', 'admin-pw'));
-      const gateway = await smsc.gateway(admin);
-      const campaignId = await simulatorCampaign(admin, alice, {
-        name: 'call sms insert',
-        contacts: 4,
-        gateway: { answer_rate: 1, busy_rate: 0, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1], talk_seconds: [5, 5] },
-        campaign: { frequency: 600, maxretry: 0, end_when_done: true, sms_gateway: gateway.url },
-        sections: [{ type: 10, question: 'Texting you', script: 'Texting you your code', sms_text: 'Your code is 1234' }],
-      });
       const messages = () =>
         query(`select m.status, m.error, m.cost::text, count(*)::int as n from sms_messages m join callrequests r on r.id = m.callrequest_id
             where r.campaign_id = ${campaignId} group by m.status, m.error, m.cost order by m.status`);
@@ -454,9 +454,7 @@ if (onPostgres) {
       assert.ok(results.length === 4 && results.every((r) => /^sms sent: message \d+$/.test(r.answers)), `each call's text sent: ${JSON.stringify(results)}`);
       assert.doesNotMatch(output(), /IVR stopped/);
       assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
-    } finally {
-      await smsc.close(server);
-    }
+    });
   });
 
   test('an appointment reminder SMS whose record lost its answer: recorded once the database answers, the alarm SUCCESS, the reminder sent once (the smpp package\'s server)', { timeout: 180_000 }, async () => {

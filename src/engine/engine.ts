@@ -129,8 +129,8 @@ export class Engine {
    * Closes calls left in flight by dead engines (run at start, then every few seconds). Not while
    * this engine is just back from a silence of its own (beatNow()). First, this engine's own lost
    * claims (recover.ts recoverLostClaims): it runs between passes, so no claim is under way, and
-   * every call it claimed and learnt of is in flight or unrecorded; and the SMS of its calls no
-   * longer up that are still unsent (recoverLostLoneSms).
+   * every call it claimed and learnt of is in flight or unrecorded; and the SMS it sent from calls
+   * no longer up, or as reminders, that are still unsent (recoverLostLoneSms).
    */
   async recover(): Promise<number> {
     this.lastRecovery = this.ctx.clock.now().getTime();

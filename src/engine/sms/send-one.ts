@@ -29,7 +29,7 @@ export interface LoneSms {
   refusal?: () => Promise<string | undefined>;
   /** Whether the engine is stopping: the waits for a database out of reach then end. */
   stopping?: () => boolean;
-  /** Who it is for the log ("call 12", "alarm 3"). */
+  /** Whom it is for, in the log ("call 12", "reminder to +12125550100"). */
   who: string;
 }
 

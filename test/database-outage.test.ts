@@ -457,43 +457,91 @@ if (onPostgres) {
     });
   });
 
-  test('an appointment reminder SMS whose record lost its answer: recorded once the database answers, the alarm SUCCESS, the reminder sent once (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+  /**
+   * A serve behind a cut at `marker` (setUpCut, on database `name`) and alice's calendar: a
+   * setting whose calls go through a simulator gateway (`simulator`, its settings) and whose SMS
+   * go to the smpp package's server. `check` is given `alarm(body)`, which makes an event two
+   * hours on and an alarm of it due now; then the SMSC closes (and the server is killed if it runs).
+   */
+  async function withReminders(
+    name: string,
+    marker: RegExp,
+    simulator: object,
+    check: (w: { smsc: Awaited<ReturnType<typeof startSmsc>>; server: Server; query: (text: string) => Promise<any[]>; wasCut: () => boolean; alice: Api; alarm: (body: object) => Promise<{ id: number }> }) => Promise<void>,
+  ): Promise<void> {
     const smsc = await startSmsc();
     let server: Server | undefined;
     try {
-      const { wasCut, env, query } = await setUpCut('lost_reminder_record', /update sms_messages m set/);
+      const { wasCut, env, query } = await setUpCut(name, marker);
       server = await startServe(env);
-      const output = server.output;
       const admin = apiClient(server.base, basic('admin', 'admin-pw'));
       const alice = apiClient(server.base, basic('alice', 'alice-pw'));
       const smsGateway = await smsc.gateway(admin);
-      const gateway = await admin('POST', '/rest-api/gateway/', { name: 'reminder calls', driver: 'simulator', settings: {} });
+      const gateway = await admin('POST', '/rest-api/gateway/', { name: 'reminder calls', driver: 'simulator', settings: simulator });
       const survey = await alice('POST', '/rest-api/survey-template/', { name: 'Reminder' });
+      await alice('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Reminder', script: 'You have an appointment tomorrow' });
       const setting = await alice('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', survey: survey.id, aleg_gateway: gateway.id, sms_gateway: smsGateway.id });
       const person = await alice('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: setting.url });
       const calendar = await alice('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
-      // Two hours on; the reminder two hours and two minutes before it: due now.
-      const start = new Date(Date.now() + 2 * 3600_000);
-      const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
-      const alarm = await alice('POST', '/rest-api/alarm/', { event: event.id, method: 2, alarm_phonenumber: '+12035550100', advance_notice: 7320 });
-      await until(
-        async () => `alarm ${JSON.stringify(await alice('GET', `/rest-api/alarm/${alarm.id}/`))}, cut: ${wasCut()}\n${output().slice(-3000)}`,
-        60_000,
-        async () => (await alice('GET', `/rest-api/alarm/${alarm.id}/`)).status === 5,
-      );
+      const alarm = async (body: object) => {
+        // Two hours on; the reminder two hours and two minutes before it: due now.
+        const start = new Date(Date.now() + 2 * 3600_000);
+        const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
+        return alice('POST', '/rest-api/alarm/', { event: event.id, advance_notice: 7320, ...body });
+      };
+      await check({ smsc, server, query, wasCut, alice, alarm });
+    } finally {
+      await smsc.close(server);
+    }
+  }
+
+  /** Waits for alarm `id` to have `status`; a timeout says the alarm, its requests, the reminder campaigns and their subscribers. */
+  const alarmIs = async (w: { alice: Api; server: Server; wasCut: () => boolean; query: (text: string) => Promise<any[]> }, id: number, status: number) =>
+    until(
+      async () =>
+        `alarm ${JSON.stringify(await w.alice('GET', `/rest-api/alarm/${id}/`))}, requests ${JSON.stringify(await w.alice('GET', `/rest-api/alarm-request/?alarm=${id}`))}, ` +
+        `campaigns ${JSON.stringify(await w.query('select id, status, engine_state from campaigns'))}, subscribers ${JSON.stringify(await w.query('select id, status, next_attempt_at, tz_code, count_attempt, reason from subscribers'))}, ` +
+        `cut: ${w.wasCut()}\n${w.server.output().slice(-3000)}`,
+      60_000,
+      async () => (await w.alice('GET', `/rest-api/alarm/${id}/`)).status === status,
+    );
+
+  test('an appointment reminder SMS whose record lost its answer: recorded once the database answers, the alarm SUCCESS, the reminder sent once (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    await withReminders('lost_reminder_record', /update sms_messages m set/, {}, async (w) => {
+      const { smsc, server, query, wasCut, alice, alarm } = w;
+      const reminder = await alarm({ method: 2, alarm_phonenumber: '+12035550100' });
+      await alarmIs(w, reminder.id, 5);
       assert.ok(wasCut(), 'the reminder\'s record was cut after its commit');
-      assert.match(output(), /sms message \d+ \(reminder to \+12035550100\): the database is out of reach \(Connection terminated/);
-      const requests = (await alice('GET', `/rest-api/alarm-request/?alarm=${alarm.id}`)).results as { status: number; detail: string }[];
+      assert.match(server.output(), /sms message \d+ \(reminder to \+12035550100\): the database is out of reach \(Connection terminated/);
+      const requests = (await alice('GET', `/rest-api/alarm-request/?alarm=${reminder.id}`)).results as { status: number; detail: string }[];
       assert.equal(requests.length, 1, JSON.stringify(requests));
       assert.equal(requests[0].status, 5);
       assert.match(requests[0].detail, /^sms sent: message \d+$/);
       assert.deepEqual([...smsc.to.entries()], [['12035550100', 1]], 'the SMSC got the reminder once');
-      const messages = await query(`select status, count(*)::int as n from sms_messages group by status`);
-      assert.deepEqual(messages, [{ status: 'sent', n: 1 }]);
-      assert.equal(await stop(server), 0, `serve's output ends:\n${output().slice(-4000)}`);
-    } finally {
-      await smsc.close(server);
-    }
+      assert.deepEqual(await query(`select status, count(*)::int as n from sms_messages group by status`), [{ status: 'sent', n: 1 }]);
+      assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+    });
+  });
+
+  test('a call alarm failed for good whose settle lost its answer: its SMS fallback is still sent, once (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    // Busy: a call not answered would ring until the setting's call timeout.
+    const busy = { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1] };
+    await withReminders('lost_alarm_settle', /update alarm_requests r set status/, busy, async (w) => {
+      const { smsc, server, wasCut, alice, alarm } = w;
+      const reminder = await alarm({ method: 1, alarm_phonenumber: '+12035550100', phonenumber_sms_failure: '+12035550199', maxretry: 0 });
+      await alarmIs(w, reminder.id, 3);
+      await until(
+        async () => `requests ${JSON.stringify(await alice('GET', `/rest-api/alarm-request/?alarm=${reminder.id}`))}, cut: ${wasCut()}\n${server.output().slice(-3000)}`,
+        60_000,
+        async () => (await alice('GET', `/rest-api/alarm-request/?alarm=${reminder.id}`)).results.some((r: { method: number; status: number }) => r.method === 2 && r.status === 5),
+      );
+      assert.ok(wasCut(), 'the call attempt\'s settle was cut after its commit');
+      const requests = (await alice('GET', `/rest-api/alarm-request/?alarm=${reminder.id}`)).results as { method: number; status: number; detail: string }[];
+      assert.deepEqual(requests.map((r) => [r.method, r.status]).sort(), [[1, 3], [2, 5]], 'the call failed, then the SMS fallback was sent');
+      assert.match(requests.find((r) => r.method === 1)?.detail ?? '', /busy/i, 'the call was placed, and busy');
+      assert.deepEqual([...smsc.to.entries()], [['12035550199', 1]], 'the SMSC got the fallback once');
+      assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+    });
   });
 
   test('an SMS claim whose commit went through and whose answer was lost: its messages are failed CLAIM_LOST and retried, each sent once, and the campaign ends (the smpp package\'s server)', { timeout: 180_000 }, async (t) => {

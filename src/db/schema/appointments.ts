@@ -159,12 +159,15 @@ export const alarms = pgTable(
     phonenumber_sms_failure: varchar('phonenumber_sms_failure', { length: 50 }),
     /** When the engine fires it next: date_start_notice − advance_notice, then each retry's time. */
     next_attempt_at: timestamptz('next_attempt_at').notNull(),
+    /** Failed for good, it owes phonenumber_sms_failure an SMS not yet claimed (migration 0038). */
+    sms_fallback_due: boolean('sms_fallback_due').notNull().default(false),
     created_date: createdDate(),
   },
   (t) => [
     index('alarms_user_idx').on(t.user_id),
     index('alarms_event_idx').on(t.event_id),
     index('alarms_due_idx').on(t.next_attempt_at).where(sql`${t.status} in (1, 4)`),
+    index('alarms_sms_fallback_due_idx').on(t.id).where(sql`${t.sms_fallback_due}`),
   ],
 );
 

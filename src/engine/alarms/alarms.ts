@@ -27,6 +27,7 @@ import { rootMessage, untilReached } from '../../db/unreachable.ts';
 import {
   type AttemptResult,
   callAnswers,
+  claimSmsFallbacks,
   claimDueAlarms,
   type DueAlarm,
   enqueueCallees,
@@ -34,7 +35,6 @@ import {
   findSetting,
   finishRequest,
   finishedCalls,
-  insertFallbackRequest,
   type NewAttempt,
   type NewCallee,
   reminderCampaign,
@@ -50,9 +50,11 @@ const maxPerPass = 200;
 
 /** Settles finished calls, makes the next occurrence of started recurring events, then fires due alarms; returns how many attempts it started. */
 export async function runAlarms(ctx: EngineContext, stopping: () => boolean): Promise<number> {
-  await settleCalls(ctx, stopping);
+  await settleCalls(ctx);
   await spawnOccurrences(ctx);
-  return fireDue(ctx, stopping);
+  const started = await fireDue(ctx, stopping);
+  await sendSmsFallbacks(ctx, stopping);
+  return started;
 }
 
 /**
@@ -82,7 +84,7 @@ export function resultOf(answers: { section_id: number | null; response: string;
 
 const answeredStatuses: number[] = [SubscriberStatus.Sent, SubscriberStatus.Completed];
 
-async function settleCalls(ctx: EngineContext, stopping: () => boolean): Promise<void> {
+async function settleCalls(ctx: EngineContext): Promise<void> {
   const stranded = await strandedMessages(ctx.db);
   if (stranded.length) {
     const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
@@ -104,23 +106,24 @@ async function settleCalls(ctx: EngineContext, stopping: () => boolean): Promise
       result: ok ? resultOf(mine) : null,
     };
   });
-  await smsFallbacks(ctx, await settleAttempts(ctx.db, results, ctx.clock.now().toISOString()), stopping);
+  await settleAttempts(ctx.db, results, ctx.clock.now().toISOString());
 }
 
-type FailedAlarm = Awaited<ReturnType<typeof settleAttempts>>[number];
-
-/** The alarms whose attempts all failed: a call alarm with a fallback number texts it. */
-async function smsFallbacks(ctx: EngineContext, failed: FailedAlarm[], stopping: () => boolean): Promise<void> {
-  for (const a of failed) if (a.method === AlarmMethod.Call && a.phonenumber_sms_failure) await smsFallback(ctx, a, stopping);
-}
-
-/** An SMS to the fallback number when every call attempt of an alarm failed. */
-async function smsFallback(ctx: EngineContext, a: { id: number; user_id: number; phonenumber_sms_failure: string | null; event_id: number }, stopping: () => boolean) {
-  const to = a.phonenumber_sms_failure as string;
-  const requestId = await insertFallbackRequest(ctx.db, a.id, AlarmMethod.Sms, ctx.clock.now().toISOString());
-  const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
-  const sent = event ? await sendReminderSms(ctx, a.user_id, setting, to, event, stopping) : { ok: false, detail: 'event gone' };
-  await recordSent(ctx, stopping, () => finishRequest(ctx.db, requestId, sent.ok, sent.detail));
+/**
+ * The SMS to its phonenumber_sms_failure that a call alarm failed for good owes (written with the
+ * failure by settleAttempts, so a crash or a lost answer after it loses none): claimed, then sent.
+ */
+async function sendSmsFallbacks(ctx: EngineContext, stopping: () => boolean): Promise<void> {
+  for (const a of await claimSmsFallbacks(ctx.db, ctx.clock.now().toISOString(), maxPerPass)) {
+    let sent: Sent;
+    try {
+      const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
+      sent = event ? await sendReminderSms(ctx, a.user_id, setting, a.phonenumber_sms_failure, event, stopping) : { ok: false, detail: 'event gone' };
+    } catch (err) {
+      sent = { ok: false, detail: `not sent: ${rootMessage(err)}` };
+    }
+    await recordSent(ctx, stopping, () => finishRequest(ctx.db, a.request_id, sent.ok, sent.detail));
+  }
 }
 
 /** Whether now is inside the alarm's daily window, read in the callee's zone (the instance's for e-mail). */
@@ -220,6 +223,6 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
     }
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }
-  await smsFallbacks(ctx, await recordSent(ctx, stopping, () => settleAttempts(ctx.db, results, now)), stopping);
+  await recordSent(ctx, stopping, () => settleAttempts(ctx.db, results, now));
   return fired.started;
 }

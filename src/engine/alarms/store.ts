@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/database.ts';
-import { AlarmStatus, AmdBehavior, calendarSettings, CampaignStatus, campaigns, SubscriberStatus } from '../../db/schema.ts';
+import { AlarmMethod, AlarmStatus, AmdBehavior, calendarSettings, CampaignStatus, campaigns, SubscriberStatus } from '../../db/schema.ts';
 import { loadFlow } from '../../campaign/survey-flow.ts';
 import { idArray, json } from '../../db/sql.ts';
 
@@ -255,12 +255,12 @@ export interface AttemptResult {
 /**
  * Settles attempts: each request SUCCESS or FAILURE; its alarm SUCCESS (with the result), or
  * RETRY `retry_delay` seconds after `now` while attempts remain (1 + maxretry in all), else
- * FAILURE. Returns the alarms that failed for good.
+ * FAILURE. A call alarm failed for good with a phonenumber_sms_failure then owes it an SMS
+ * (sms_fallback_due, in the same statement: claimSmsFallbacks pays it).
  */
-export function settleAttempts(db: Db, results: AttemptResult[], now: string): Promise<{ id: number; user_id: number; method: number; phonenumber_sms_failure: string | null; event_id: number }[]> {
-  if (!results.length) return Promise.resolve([]);
-  return queryRows(
-    db,
+export async function settleAttempts(db: Db, results: AttemptResult[], now: string): Promise<void> {
+  if (!results.length) return;
+  await db.execute(
     sql`with v as (
           select * from jsonb_to_recordset(${json(results)}) as v(id bigint, ok boolean, detail text, callstatus int, duration int, callrequest_id bigint, result int)
         ), r as (
@@ -268,27 +268,46 @@ export function settleAttempts(db: Db, results: AttemptResult[], now: string): P
             detail = left(v.detail, 200), callstatus = v.callstatus, duration = v.duration, callrequest_id = v.callrequest_id
           from v where r.id = v.id and r.status = ${AlarmStatus.InProcess}
           returning r.alarm_id, v.ok, v.result
-        ), a as (
-          update alarms a set
-            status = case when r.ok then ${AlarmStatus.Success}::int when a.num_attempt <= a.maxretry then ${AlarmStatus.Retry}::int else ${AlarmStatus.Failure}::int end,
-            result = case when r.ok then coalesce(r.result, a.result) else a.result end,
-            next_attempt_at = case when not r.ok and a.num_attempt <= a.maxretry
-              then ${now}::timestamptz + a.retry_delay * interval '1 second' else a.next_attempt_at end
-          from r where a.id = r.alarm_id and a.status = ${AlarmStatus.InProcess}
-          returning a.id, a.user_id, a.method, a.status, a.phonenumber_sms_failure, a.event_id
         )
-        select id, user_id, method, phonenumber_sms_failure, event_id from a where status = ${AlarmStatus.Failure}`,
+        update alarms a set
+          status = case when r.ok then ${AlarmStatus.Success}::int when a.num_attempt <= a.maxretry then ${AlarmStatus.Retry}::int else ${AlarmStatus.Failure}::int end,
+          result = case when r.ok then coalesce(r.result, a.result) else a.result end,
+          next_attempt_at = case when not r.ok and a.num_attempt <= a.maxretry
+            then ${now}::timestamptz + a.retry_delay * interval '1 second' else a.next_attempt_at end,
+          sms_fallback_due = not r.ok and a.num_attempt > a.maxretry and a.method = ${AlarmMethod.Call} and coalesce(a.phonenumber_sms_failure, '') <> ''
+        from r where a.id = r.alarm_id and a.status = ${AlarmStatus.InProcess}`,
   );
 }
 
-/** An attempt outside a claim (the SMS fallback): a request IN_PROCESS at `now`, its alarm unchanged. */
-export async function insertFallbackRequest(db: Db, alarmId: number, method: number, now: string): Promise<number> {
-  const [row] = await queryRows<{ id: number }>(
+/** A call alarm's SMS fallback, claimed: its request (IN_PROCESS) and what the SMS needs. */
+export interface SmsFallback {
+  request_id: number;
+  id: number;
+  user_id: number;
+  phonenumber_sms_failure: string;
+  event_id: number;
+}
+
+/**
+ * Claims SMS fallbacks owed (sms_fallback_due), `limit` at most, skipping those another engine
+ * holds: one statement clears the debt and makes the SMS request, IN_PROCESS at `now`, its alarm
+ * unchanged. At most once: a claim whose sending never ends leaves its request to strandedMessages.
+ */
+export function claimSmsFallbacks(db: Db, now: string, limit: number): Promise<SmsFallback[]> {
+  return queryRows<SmsFallback>(
     db,
-    sql`insert into alarm_requests (user_id, alarm_id, date, method, status)
-        select user_id, id, ${now}::timestamptz, ${method}, ${AlarmStatus.InProcess} from alarms where id = ${alarmId} returning id`,
+    sql`with due as (
+          select id from alarms where sms_fallback_due order by id limit ${limit} for update skip locked
+        ), a as (
+          update alarms a set sms_fallback_due = false from due where a.id = due.id
+          returning a.id, a.user_id, a.phonenumber_sms_failure, a.event_id
+        ), r as (
+          insert into alarm_requests (user_id, alarm_id, date, method, status)
+          select user_id, id, ${now}::timestamptz, ${AlarmMethod.Sms}, ${AlarmStatus.InProcess} from a
+          returning id, alarm_id
+        )
+        select r.id as request_id, a.id, a.user_id, a.phonenumber_sms_failure, a.event_id from a join r on r.alarm_id = a.id order by a.id`,
   );
-  return Number(row.id);
 }
 
 /** Records the fallback's outcome on its request only (the alarm keeps the status its call gave it). */

@@ -85,9 +85,18 @@ export interface SipMessage {
   text: string;
 }
 
-/** sipp playing `scenario` (startSipp) with every SIP message it receives or sends written to `file`, and that trace read back. */
-export async function startTracedSipp(scenario: string, dir: string, file: string): Promise<{ sipp: Peer; messages: () => SipMessage[]; trace: () => string }> {
-  const sipp = await startSipp(scenario, dir, ['-trace_msg', '-message_file', file]);
+/**
+ * sipp playing `scenario` (startSipp, with `extra` arguments) with every SIP message it receives or
+ * sends written to `file`, and that trace read back: whole, as messages, or as a timeline (a line
+ * a message: sipp's time, received or sent, and its first line) for a failure's message.
+ */
+export async function startTracedSipp(
+  scenario: string,
+  dir: string,
+  file: string,
+  extra: string[] = [],
+): Promise<{ sipp: Peer; messages: () => SipMessage[]; trace: () => string; timeline: () => string }> {
+  const sipp = await startSipp(scenario, dir, ['-trace_msg', '-message_file', file, ...extra]);
   const trace = () => (fs.existsSync(file) ? fs.readFileSync(file, 'latin1') : '');
   // Each message: a line of dashes and a date, "UDP message received [n] bytes :" (or "sent"), a blank line, the message.
   const messages = () =>
@@ -96,7 +105,16 @@ export async function startTracedSipp(scenario: string, dir: string, file: strin
       .map((chunk) => /message (received|sent)[^\n]*\n\s*\n([^\r\n]+)([\s\S]*)$/.exec(chunk))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ direction: m[1] as SipMessage['direction'], start: m[2], text: m[2] + m[3] }));
-  return { sipp, messages, trace };
+  const timeline = () => {
+    const parts = trace().split(/^(-{20,}.*)$/m);
+    const lines: string[] = [];
+    for (let i = 1; i + 1 < parts.length; i += 2) {
+      const m = /message (received|sent)[^\n]*\n\s*\n([^\r\n]+)/.exec(parts[i + 1]);
+      if (m) lines.push(`${parts[i].replace(/^-+\s*/, '')} ${m[1]} ${m[2]}`);
+    }
+    return lines.join('\n');
+  };
+  return { sipp, messages, trace, timeline };
 }
 
 /** The Call-IDs of the INVITEs sipp received (its trace, startTracedSipp), each once. */

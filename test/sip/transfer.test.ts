@@ -18,7 +18,7 @@ import { flowOf, section } from '../../src/engine/engine.fixtures.ts';
 import { dbLabel } from '../helpers.ts';
 import { runSipCampaign, sipTestFile } from './campaign.ts';
 import { readWav, run, similarity } from './media/peers.ts';
-import { type Peer, startSipp } from './peers.ts';
+import { startTracedSipp } from './peers.ts';
 import { afterAPause, phone } from './phone.ts';
 
 const { dir, db, stops } = await sipTestFile('sip-bridge-');
@@ -31,14 +31,25 @@ async function speech(name: string, text: string): Promise<Int16Array> {
   return (await readWav(path.join(dir, `${name}-reference.wav`))).pcm;
 }
 
+/**
+ * sipp as the carrier (bridge-carrier.xml), the B-legs' audio to the phones at `tap` and `tap2`,
+ * its SIP messages traced: a failure's message says when each came and went (its last 40). A B-leg
+ * once ended 7 s late, as if its BYE or its 200's ACK went unanswered through sipp's
+ * retransmissions (2026-12-07, the CI replica, once); the trace tells which next time.
+ */
+async function bridgeCarrier(name: string, tap: number, tap2: number) {
+  const { sipp, timeline } = await startTracedSipp('bridge-carrier.xml', dir, path.join(dir, `${name}-sipp-trace.log`), ['-key', 'tap_port', String(tap), '-key', 'tap2_port', String(tap2)]);
+  stops.unshift(() => sipp.stop());
+  return { sipp, timeline: () => timeline().split('\n').slice(-40).join('\n') };
+}
+
 test(`transfer_mode bridge: B-leg INVITEs through the same trunk, each side hears the other through the relay, every leg has its CDR (${dbLabel})`, { timeout: 90_000 }, async () => {
   const agentSays = await speech('agent', 'Hello, this is Anna from the sales team. How can I help you today?');
   const calleeSays = await speech('callee', 'I have a question about my bill.');
   const callee = await phone({ speak: calleeSays, repeat: true });
   const listener = await phone();
   stops.push(() => callee.close(), () => listener.close());
-  const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(callee.port), '-key', 'tap2_port', String(listener.port)]);
-  stops.unshift(() => sipp.stop());
+  const { sipp, timeline } = await bridgeCarrier('bridge', callee.port, listener.port);
 
   // Two transfers in turn: to an agent who speaks, then to one who listens.
   const toSpeaker = section({ order: 1, type: SectionType.CallTransfer, question: 'To sales', phonenumber: '+15550012' });
@@ -54,7 +65,7 @@ test(`transfer_mode bridge: B-leg INVITEs through the same trunk, each side hear
     db,
     sql`select leg_type, phone_number, disposition, hangup_cause_q850, billsec, duration, call_cost::text, callid from cdrs where campaign_id = ${id} order by leg_type, phone_number`,
   );
-  const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}`;
+  const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}\nsipp's messages:\n${timeline()}`;
   assert.deepEqual(
     legs.map((l) => [l.leg_type, l.phone_number, l.disposition, l.hangup_cause_q850]),
     [
@@ -92,8 +103,7 @@ test(`transfer_mode bridge: the callee hanging up during the bridge ends the B-l
   const callee = await phone();
   const listener = await phone();
   stops.push(() => callee.close(), () => listener.close());
-  const sipp: Peer = await startSipp('bridge-carrier.xml', dir, ['-key', 'tap_port', String(callee.port), '-key', 'tap2_port', String(listener.port)]);
-  stops.unshift(() => sipp.stop());
+  const { sipp, timeline } = await bridgeCarrier('bridge-hangup', callee.port, listener.port);
   const toSpeaker = section({ type: SectionType.CallTransfer, question: 'To sales', phonenumber: '+15550012' });
   const id = await runSipCampaign(db, dir, {
     numbers: ['+15550014'],
@@ -105,7 +115,7 @@ test(`transfer_mode bridge: the callee hanging up during the bridge ends the B-l
     db,
     sql`select leg_type, phone_number, disposition, hangup_cause_q850, billsec, duration from cdrs where campaign_id = ${id} order by leg_type`,
   );
-  const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}`;
+  const detail = `${JSON.stringify(legs)}\n${sipp.output().slice(-2000)}\nsipp's messages:\n${timeline()}`;
   assert.deepEqual(
     legs.map((l) => [l.leg_type, l.phone_number, l.disposition, l.hangup_cause_q850]),
     [

@@ -69,6 +69,15 @@ function recordSent<T>(ctx: EngineContext, stopping: () => boolean, write: () =>
   });
 }
 
+/** One reminder's send: its failure is its own (not sent), so those sent before it in the pass are still recorded. */
+async function attempt(send: () => Promise<Sent>): Promise<Sent> {
+  try {
+    return await send();
+  } catch (err) {
+    return { ok: false, detail: `not sent: ${rootMessage(err)}` };
+  }
+}
+
 /** The result a call's answers give (null: none of them names one). */
 export function resultOf(answers: { section_id: number | null; response: string; flow: unknown }[]): number | null {
   for (const a of answers.slice().reverse()) {
@@ -115,13 +124,10 @@ async function settleCalls(ctx: EngineContext): Promise<void> {
  */
 async function sendSmsFallbacks(ctx: EngineContext, stopping: () => boolean): Promise<void> {
   for (const a of await claimSmsFallbacks(ctx.db, ctx.clock.now().toISOString(), maxPerPass)) {
-    let sent: Sent;
-    try {
+    const sent = await attempt(async () => {
       const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
-      sent = event ? await sendReminderSms(ctx, a.user_id, setting, a.phonenumber_sms_failure, event, stopping) : { ok: false, detail: 'event gone' };
-    } catch (err) {
-      sent = { ok: false, detail: `not sent: ${rootMessage(err)}` };
-    }
+      return event ? sendReminderSms(ctx, a.user_id, setting, a.phonenumber_sms_failure, event, stopping) : { ok: false, detail: 'event gone' };
+    });
     await recordSent(ctx, stopping, () => finishRequest(ctx.db, a.request_id, sent.ok, sent.detail));
   }
 }
@@ -212,15 +218,11 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
   for (const m of fired.messages) {
     const a = m.alarm;
     const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
-    let sent: Sent;
-    try {
-      if (a.method === AlarmMethod.Sms) sent = await sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
-      else if (a.alarm_email) sent = await sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
-      else sent = { ok: false, detail: 'no e-mail address' };
-    } catch (err) {
-      // One reminder's failure is its own: those sent before it are still recorded below.
-      sent = { ok: false, detail: `not sent: ${rootMessage(err)}` };
-    }
+    const sent = await attempt(async () => {
+      if (a.method === AlarmMethod.Sms) return sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
+      if (a.alarm_email) return sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
+      return { ok: false, detail: 'no e-mail address' };
+    });
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }
   await recordSent(ctx, stopping, () => settleAttempts(ctx.db, results, now));

@@ -195,6 +195,67 @@ test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RE
   }
 });
 
+test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answer, the restart fails it for good and never sends it again (${dbLabel}, the smpp package's server)`, async (t) => {
+  // The SMSC: the smpp package's server. It holds its answer to the first submit_sm (the server is
+  // killed meanwhile), and answers any later one at once.
+  const submits: string[] = [];
+  const smsc = smpp.createServer((session) => {
+    session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('submit_sm', (pdu: Pdu) => {
+      if (submits.push(String(pdu.destination_addr)) > 1) session.send(pdu.response({ message_id: `m${submits.length}` }));
+    });
+    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const env = await freshEnv('reminder');
+    await createUsers(env);
+    const first = await serve(env);
+    const port = (smsc.address() as AddressInfo).port;
+    const gateway = await apiClient(first.base, adminAuth)('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw' } });
+    const alice = apiClient(first.base, basic('alice', 'alice-pw'));
+    const setting = await alice('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', sms_gateway: gateway.id });
+    const person = await alice('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: setting.url });
+    const calendar = await alice('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
+    // Two hours on; the reminder two hours and two minutes before it: due now. One retry, a
+    // second after a failure: a reminder taken for not sent would go again at once.
+    const start = new Date(Date.now() + 2 * 3600_000);
+    const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
+    const alarm = await alice('POST', '/rest-api/alarm/', { event: event.id, method: 2, alarm_phonenumber: '+12035550100', advance_notice: 7320, maxretry: 1, retry_delay: 1 });
+    await waitFor(first.output, 30_000, async () => submits.length === 1);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const restartedAt = Date.now();
+    const second = await serve(env);
+    const alice2 = apiClient(second.base, basic('alice', 'alice-pw'));
+    const requests = async () => (await alice2('GET', `/rest-api/alarm-request/?alarm=${alarm.id}`)).results as { status: number; detail: string }[];
+    // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
+    await waitFor(
+      () => `${second.output().slice(-3000)}\nsubmits: ${JSON.stringify(submits)}`,
+      90_000,
+      async () => (await requests())[0]?.status === 3,
+    );
+    t.diagnostic(`the reminder's attempt settled ${Date.now() - restartedAt} ms after the restart`);
+    const [attempt, ...more] = await requests();
+    assert.deepEqual(more, [], 'one attempt');
+    const m = /^sms not sent again: message (\d+) may have reached the gateway before its engine lost it \(ENGINE_RESTART\)$/.exec(attempt.detail);
+    assert.ok(m, attempt.detail);
+    const message = await alice2('GET', `/rest-api/sms-message/${m[1]}/`);
+    assert.deepEqual([message.status, message.error, Number(message.cost)], ['failed', 'ENGINE_RESTART', 0], 'the message failed, free');
+    assert.equal((await alice2('GET', `/rest-api/alarm/${alarm.id}/`)).status, 3, 'the alarm FAILURE, its retry not used');
+    // A retry would be due a second after the failure: give it three.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.deepEqual(submits, ['12035550100'], 'the SMSC got the reminder once');
+    assert.equal((await requests()).length, 1, 'no attempt since');
+    second.child.kill('SIGTERM');
+    await second.exited;
+  } finally {
+    await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+  }
+});
+
 if (onPostgres) {
   test('two engine processes and an API process on one PostgreSQL share a campaign without dialling anyone twice (PostgreSQL)', async () => {
     const env = await freshEnv('pair');

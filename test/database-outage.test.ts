@@ -523,6 +523,27 @@ if (onPostgres) {
     });
   });
 
+  test('an appointment reminder SMS whose insert lost its answer: inserted again and sent once, the alarm SUCCESS from the message sent, the lost row failed CLAIM_LOST (the smpp package\'s server)', { timeout: 180_000 }, async () => {
+    await withReminders('lost_reminder_insert', /insert into sms_messages/, {}, async (w) => {
+      const { smsc, server, query, wasCut, alice, alarm } = w;
+      const reminder = await alarm({ method: 2, alarm_phonenumber: '+12035550100' });
+      await alarmIs(w, reminder.id, 5);
+      assert.ok(wasCut(), 'the reminder\'s insert was cut after its commit');
+      const requests = (await alice('GET', `/rest-api/alarm-request/?alarm=${reminder.id}`)).results as { status: number; detail: string }[];
+      assert.equal(requests.length, 1, JSON.stringify(requests));
+      const sent = /^sms sent: message (\d+)$/.exec(requests[0].detail);
+      assert.ok(sent, requests[0].detail);
+      assert.deepEqual([...smsc.to.entries()], [['12035550100', 1]], 'the SMSC got the reminder once');
+      await until(async () => `messages ${JSON.stringify(await query('select id, status, error from sms_messages order by id'))}`, 30_000, async () =>
+        (await query(`select count(*)::int as n from sms_messages where status = 'unsent'`))[0].n === 0);
+      const messages = await query('select id, status, error, cost::float as cost from sms_messages order by id');
+      assert.deepEqual(messages.map((m) => [m.status, m.error]), [['failed', 'CLAIM_LOST'], ['sent', '']], 'the lost row failed, the second sent');
+      assert.equal(Number(messages[1].id), Number(sent[1]), 'the attempt names the message sent');
+      assert.equal(messages[0].cost, 0, 'the lost row is free');
+      assert.equal(await stop(server), 0, `serve's output ends:\n${server.output().slice(-4000)}`);
+    });
+  });
+
   test('a call alarm failed for good whose settle lost its answer: its SMS fallback is still sent, once (the smpp package\'s server)', { timeout: 180_000 }, async () => {
     // Busy: a call not answered would ring until the setting's call timeout.
     const busy = { answer_rate: 0, busy_rate: 1, noanswer_rate: 0, machine_rate: 0, ring_seconds: [1, 1] };

@@ -188,11 +188,14 @@ export const alarmRequests = pgTable(
     subscriber_id: bigint('subscriber_id', { mode: 'number' }),
     /** What happened, in words (the SMS or mail result, DNC, no gateway …). */
     detail: varchar('detail', { length: 200 }).notNull().default(''),
+    /** The SMS it put in sms_messages, written with the message (before the gateway is asked): the attempt then takes its outcome from it (migration 0039). */
+    sms_message_id: bigint('sms_message_id', { mode: 'number' }),
     created_date: createdDate(),
   },
   (t) => [
     index('alarm_requests_user_idx').on(t.user_id),
     index('alarm_requests_alarm_idx').on(t.alarm_id),
     index('alarm_requests_in_process_idx').on(t.subscriber_id).where(sql`${t.status} = 2`),
+    index('alarm_requests_sms_in_process_idx').on(t.sms_message_id).where(sql`${t.status} = 2 and ${t.sms_message_id} is not null`),
   ],
 );

@@ -285,6 +285,43 @@ describe(`alarm engine (${dbLabel})`, () => {
     assert.equal((await get(w, `/rest-api/alarm/${alarm.id}/`)).status, 4, 'RETRY: an attempt remains');
   });
 
+  test('an SMS attempt whose engine died after the send takes its outcome from its message: sent is SUCCESS; left unsent, failed ENGINE_RESTART by recovery, it fails for good and is not sent again', async () => {
+    const w = await world('2026-01-05T15:00:00Z');
+    const event = await post(w, 'event', { title: 'Lab', start: '2026-01-06T10:00:00-05:00', end: '2026-01-06T11:00:00-05:00', calendar: w.calendar.id });
+    const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+    // What a crash after the send leaves: the alarm and its attempt IN_PROCESS, and its message
+    // sent (recorded), failed (recorded), or still unsent: this engine's recovery then fails the
+    // dead engine's message ENGINE_RESTART. A test's crash test/crash.test.ts makes for real.
+    const crashed = async (message: { status: string; error?: string }) => {
+      const alarm = await post(w, 'alarm', { event: event.id, method: 2, alarm_phonenumber: NEW_YORK, date_start_notice: '2027-01-01 00:00:00', maxretry: 1, retry_delay: 60 });
+      await db.update(alarms).set({ status: 2, num_attempt: 1 }).where(eq(alarms.id, alarm.id));
+      const [sms] = await db
+        .insert(smsMessages)
+        .values({ user_id: w.user.id, recipient_number: NEW_YORK, content: 'Reminder: Lab', engine_id: 'dead-engine', error: '', ...message })
+        .returning({ id: smsMessages.id });
+      await db.insert(alarmRequests).values({ user_id: w.user.id, alarm_id: alarm.id, date: '2026-01-05T14:00:00Z', method: 2, status: 2, sms_message_id: sms.id, created_date: longAgo });
+      return { alarm: alarm.id, message: sms.id };
+    };
+    const sent = await crashed({ status: 'sent' });
+    const lost = await crashed({ status: 'unsent' });
+    const refused = await crashed({ status: 'failed', error: 'invalid destination' });
+    await pass(w);
+    const outcome = async (a: { alarm: number }) => {
+      const [attempt] = await requestsOf(w, a.alarm);
+      return [(await get(w, `/rest-api/alarm/${a.alarm}/`)).status, attempt.status, attempt.detail];
+    };
+    assert.deepEqual(await outcome(sent), [5, 5, `sms sent: message ${sent.message}`], 'SUCCESS, though its engine never recorded the attempt');
+    assert.deepEqual(
+      await outcome(lost),
+      [3, 3, `sms not sent again: message ${lost.message} may have reached the gateway before its engine lost it (ENGINE_RESTART)`],
+      'FAILURE for good, an attempt left: it may have been sent',
+    );
+    const message = await get(w, `/rest-api/sms-message/${lost.message}/`);
+    assert.deepEqual([message.status, message.error], ['failed', 'ENGINE_RESTART'], 'the dead engine\'s message, failed by recovery');
+    assert.deepEqual(await outcome(refused), [4, 3, 'sms not sent: invalid destination'], 'the gateway refused it: RETRY, as any failed send');
+    assert.equal(w.sms.sent.length, 0, 'nothing sent again');
+  });
+
   test('an SMS and an e-mail alarm send their templates, filled in with the callee and the event', async () => {
     const w = await world('2026-01-05T15:00:00Z');
     const sms = await post(w, 'sms-template', { label: 'r', template_key: 'reminder', sms_text: 'Hi {full_name}: {event_title} at {event_start}.' });

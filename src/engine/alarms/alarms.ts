@@ -10,7 +10,8 @@
  *   survey, the CDR — exactly as for any campaign call;
  * - an SMS or an e-mail is sent at once (messages.ts).
  * A call alarm that fails for good sends an SMS to its `phonenumber_sms_failure`, if any (a new
- * alarm-request, method 2). The result of an answered call is read from its survey answers:
+ * alarm-request, method 2). An SMS attempt takes its outcome from its message (store.ts
+ * smsAttemptResults), so a crash after the send neither loses it nor sends it again. The result of an answered call is read from its survey answers:
  * a key whose label (or answer) begins with "confirm", "cancel" or "reschedul" gives
  * CONFIRMED, CANCELLED or RESCHEDULED.
  */
@@ -41,6 +42,7 @@ import {
   type SettingRow,
   settingOfAlarm,
   settleAttempts,
+  smsAttemptResults,
   startAttempts,
   strandedMessages,
 } from './store.ts';
@@ -54,7 +56,13 @@ export async function runAlarms(ctx: EngineContext, stopping: () => boolean): Pr
   await spawnOccurrences(ctx);
   const started = await fireDue(ctx, stopping);
   await sendSmsFallbacks(ctx, stopping);
+  await recordSent(ctx, stopping, () => settleSmsAttempts(ctx));
   return started;
+}
+
+/** Settles the SMS attempts whose message is settled, from it (this pass's, and those an engine that died left in process). */
+async function settleSmsAttempts(ctx: EngineContext): Promise<void> {
+  await settleAttempts(ctx.db, await smsAttemptResults(ctx.db), ctx.clock.now().toISOString());
 }
 
 /**
@@ -99,6 +107,7 @@ async function settleCalls(ctx: EngineContext): Promise<void> {
     const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
     await settleAttempts(ctx.db, lost, ctx.clock.now().toISOString());
   }
+  await settleSmsAttempts(ctx);
   const done = await finishedCalls(ctx.db);
   if (!done.length) return;
   const answers = await callAnswers(ctx.db, done.flatMap((d) => (d.callrequest_id ? [Number(d.callrequest_id)] : [])));
@@ -126,7 +135,7 @@ async function sendSmsFallbacks(ctx: EngineContext, stopping: () => boolean): Pr
   for (const a of await claimSmsFallbacks(ctx.db, ctx.clock.now().toISOString(), maxPerPass)) {
     const sent = await attempt(async () => {
       const [event, setting] = await Promise.all([eventOf(ctx.db, a.event_id), settingOfAlarm(ctx.db, a.id)]);
-      return event ? sendReminderSms(ctx, a.user_id, setting, a.phonenumber_sms_failure, event, stopping) : { ok: false, detail: 'event gone' };
+      return event ? sendReminderSms(ctx, a.request_id, a.user_id, setting, a.phonenumber_sms_failure, event, stopping) : { ok: false, detail: 'event gone' };
     });
     await recordSent(ctx, stopping, () => finishRequest(ctx.db, a.request_id, sent.ok, sent.detail));
   }
@@ -219,7 +228,7 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
     const a = m.alarm;
     const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
     const sent = await attempt(async () => {
-      if (a.method === AlarmMethod.Sms) return sendReminderSms(ctx, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
+      if (a.method === AlarmMethod.Sms) return sendReminderSms(ctx, m.requestId, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
       if (a.alarm_email) return sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
       return { ok: false, detail: 'no e-mail address' };
     });

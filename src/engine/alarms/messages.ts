@@ -58,9 +58,14 @@ export interface Sent {
   detail: string;
 }
 
-/** Sends a reminder SMS to `to` through the setting's SMS gateway (sms/send-one.ts); the message is billed when sent. */
+/**
+ * Sends a reminder SMS to `to` through the setting's SMS gateway (sms/send-one.ts); the message is
+ * billed when sent. Its row names attempt `requestId`, which then takes its outcome from it
+ * (store.ts smsAttemptResults).
+ */
 export async function sendReminderSms(
   ctx: EngineContext,
+  requestId: number,
   userId: number,
   setting: SettingRow | undefined,
   to: string,
@@ -74,7 +79,7 @@ export async function sendReminderSms(
     to,
     from: setting.callerid,
     text,
-    insert: (gatewayId, parts) => insertAlarmMessage(ctx.db, { userId, gatewayId, to, from: setting.callerid, text, parts, engineId: ctx.engineId }),
+    insert: (gatewayId, parts) => insertAlarmMessage(ctx.db, { requestId, userId, gatewayId, to, from: setting.callerid, text, parts, engineId: ctx.engineId }),
     refusal: async () => ((await isDoNotCall(ctx.db, userId, null, to)) ? 'on a do-not-call list' : undefined),
     stopping,
     who: `reminder to ${to}`,

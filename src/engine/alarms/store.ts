@@ -10,6 +10,7 @@ import { type Db, queryRows } from '../../db/database.ts';
 import { AlarmMethod, AlarmStatus, AmdBehavior, calendarSettings, CampaignStatus, campaigns, SubscriberStatus } from '../../db/schema.ts';
 import { loadFlow } from '../../campaign/survey-flow.ts';
 import { idArray, json } from '../../db/sql.ts';
+import { lostClaimCause, restartCause } from '../recover.ts';
 
 /** A due alarm with what firing it needs: its event and its calendar setting. */
 export interface DueAlarm {
@@ -218,16 +219,44 @@ export function finishedCalls(db: Db): Promise<FinishedCall[]> {
 }
 
 /**
- * SMS and e-mail attempts (no subscriber) still IN_PROCESS ten minutes after they began: their
- * engine stopped between claiming and recording them (a crash). Sending takes seconds, so they
- * are failed (and retried per the alarm's policy) rather than left IN_PROCESS for ever.
+ * SMS and e-mail attempts (no subscriber) still IN_PROCESS ten minutes after they began, with no
+ * SMS message of theirs: their engine stopped between claiming them and handing them to the
+ * gateway or the relay (a crash). Sending takes seconds, so they are failed (and retried per the
+ * alarm's policy) rather than left IN_PROCESS for ever. An attempt with a message waits for it
+ * (settleSmsAttempts): it may have been sent.
  */
 export function strandedMessages(db: Db): Promise<{ id: number }[]> {
   return queryRows<{ id: number }>(
     db,
-    sql`select id from alarm_requests where status = ${AlarmStatus.InProcess} and subscriber_id is null
+    sql`select id from alarm_requests where status = ${AlarmStatus.InProcess} and subscriber_id is null and sms_message_id is null
           and created_date < now() - interval '10 minutes' order by id limit 1000`,
   );
+}
+
+/**
+ * The outcome of each SMS attempt in process whose message is settled (sent, delivered or
+ * failed), read from the message alone: whoever settles it (the engine that sent it, or any
+ * engine's pass after it died) writes the same. A message its engine left 'unsent' and recovery
+ * then failed (ENGINE_RESTART, CLAIM_LOST) was maybe sent: that attempt fails for good (`final`),
+ * so the reminder is never sent twice.
+ */
+export async function smsAttemptResults(db: Db): Promise<AttemptResult[]> {
+  const rows = await queryRows<{ id: number; message_id: number; status: string; error: string }>(
+    db,
+    sql`select r.id, m.id as message_id, m.status, m.error from alarm_requests r join sms_messages m on m.id = r.sms_message_id
+        where r.status = ${AlarmStatus.InProcess} and r.sms_message_id is not null and m.status <> 'unsent' order by r.id limit 1000`,
+  );
+  return rows.map((r) => {
+    const messageId = Number(r.message_id);
+    const sent = r.status === 'sent' || r.status === 'delivered';
+    const unknown = !sent && (r.error === restartCause || r.error === lostClaimCause);
+    const detail = sent
+      ? `sms sent: message ${messageId}`
+      : unknown
+        ? `sms not sent again: message ${messageId} may have reached the gateway before its engine lost it (${r.error})`
+        : `sms not sent: ${r.error}`;
+    return { id: Number(r.id), ok: sent, detail, callstatus: 0, duration: 0, callrequest_id: null, result: null, message_id: messageId, final: unknown };
+  });
 }
 
 /** The survey answers of calls, with the frozen flow of their campaign (to name each key pressed). */
@@ -250,29 +279,36 @@ export interface AttemptResult {
   duration: number;
   callrequest_id: number | null;
   result: number | null;
+  /** The attempt's SMS message: an attempt that has one is settled only from it (smsAttemptResults); null or absent: one that has none. */
+  message_id?: number | null;
+  /** Failed for good, whatever attempts remain (a reminder that may have been sent). */
+  final?: boolean;
 }
 
 /**
  * Settles attempts: each request SUCCESS or FAILURE; its alarm SUCCESS (with the result), or
- * RETRY `retry_delay` seconds after `now` while attempts remain (1 + maxretry in all), else
- * FAILURE. A call alarm failed for good with a phonenumber_sms_failure then owes it an SMS
+ * RETRY `retry_delay` seconds after `now` while attempts remain (1 + maxretry in all) and the
+ * failure is not `final`, else FAILURE. An attempt with an SMS message is taken only with its
+ * message's id (smsAttemptResults), so a send's own answer never overrides its message. A call alarm failed for good with a phonenumber_sms_failure then owes it an SMS
  * (sms_fallback_due, in the same statement: claimSmsFallbacks pays it).
  */
 export async function settleAttempts(db: Db, results: AttemptResult[], now: string): Promise<void> {
   if (!results.length) return;
   await db.execute(
     sql`with v as (
-          select * from jsonb_to_recordset(${json(results)}) as v(id bigint, ok boolean, detail text, callstatus int, duration int, callrequest_id bigint, result int)
+          select * from jsonb_to_recordset(${json(results)})
+            as v(id bigint, ok boolean, detail text, callstatus int, duration int, callrequest_id bigint, result int, message_id bigint, final boolean)
         ), r as (
           update alarm_requests r set status = case when v.ok then ${AlarmStatus.Success}::int else ${AlarmStatus.Failure}::int end,
             detail = left(v.detail, 200), callstatus = v.callstatus, duration = v.duration, callrequest_id = v.callrequest_id
-          from v where r.id = v.id and r.status = ${AlarmStatus.InProcess}
-          returning r.alarm_id, v.ok, v.result
+          from v where r.id = v.id and r.status = ${AlarmStatus.InProcess} and r.sms_message_id is not distinct from v.message_id
+          returning r.alarm_id, v.ok, v.result, coalesce(v.final, false) as final
         )
         update alarms a set
-          status = case when r.ok then ${AlarmStatus.Success}::int when a.num_attempt <= a.maxretry then ${AlarmStatus.Retry}::int else ${AlarmStatus.Failure}::int end,
+          status = case when r.ok then ${AlarmStatus.Success}::int when a.num_attempt <= a.maxretry and not r.final then ${AlarmStatus.Retry}::int
+            else ${AlarmStatus.Failure}::int end,
           result = case when r.ok then coalesce(r.result, a.result) else a.result end,
-          next_attempt_at = case when not r.ok and a.num_attempt <= a.maxretry
+          next_attempt_at = case when not r.ok and a.num_attempt <= a.maxretry and not r.final
             then ${now}::timestamptz + a.retry_delay * interval '1 second' else a.next_attempt_at end,
           sms_fallback_due = not r.ok and a.num_attempt > a.maxretry and a.method = ${AlarmMethod.Call} and coalesce(a.phonenumber_sms_failure, '') <> ''
         from r where a.id = r.alarm_id and a.status = ${AlarmStatus.InProcess}`,
@@ -310,9 +346,15 @@ export function claimSmsFallbacks(db: Db, now: string, limit: number): Promise<S
   );
 }
 
-/** Records the fallback's outcome on its request only (the alarm keeps the status its call gave it). */
+/**
+ * Records the fallback's outcome on its request only (the alarm keeps the status its call gave
+ * it); a request whose SMS went in sms_messages takes its outcome from it instead (smsAttemptResults).
+ */
 export async function finishRequest(db: Db, id: number, ok: boolean, detail: string): Promise<void> {
-  await db.execute(sql`update alarm_requests set status = ${ok ? AlarmStatus.Success : AlarmStatus.Failure}, detail = left(${detail}, 200) where id = ${id}`);
+  await db.execute(
+    sql`update alarm_requests set status = ${ok ? AlarmStatus.Success : AlarmStatus.Failure}, detail = left(${detail}, 200)
+        where id = ${id} and status = ${AlarmStatus.InProcess} and sms_message_id is null`,
+  );
 }
 
 /** An event's title and start, for the fallback's text. */
@@ -321,17 +363,25 @@ export async function eventOf(db: Db, id: number): Promise<{ title: string; desc
   return row;
 }
 
-/** Inserts an alarm's SMS 'unsent' (cost = the owner's sms_rate × parts, as a campaign message); returns its id. */
+/**
+ * Inserts an alarm's SMS 'unsent' (cost = the owner's sms_rate × parts, as a campaign message)
+ * and names it on its attempt, request `requestId`, in the same statement; returns its id.
+ */
 export async function insertAlarmMessage(
   db: Db,
-  m: { userId: number; gatewayId: number; to: string; from: string; text: string; parts: number; engineId: string },
+  m: { requestId: number; userId: number; gatewayId: number; to: string; from: string; text: string; parts: number; engineId: string },
 ): Promise<number> {
   const [row] = await queryRows<{ id: number }>(
     db,
-    sql`insert into sms_messages (user_id, sms_gateway_id, recipient_number, sender_number, content, parts, cost, engine_id)
-        select u.id, ${m.gatewayId}, ${m.to}, ${m.from}, ${m.text}, ${m.parts}, round(u.sms_rate * ${m.parts}, 5), ${m.engineId}
-        from users u where u.id = ${m.userId}
-        returning id`,
+    sql`with m as (
+          insert into sms_messages (user_id, sms_gateway_id, recipient_number, sender_number, content, parts, cost, engine_id)
+          select u.id, ${m.gatewayId}, ${m.to}, ${m.from}, ${m.text}, ${m.parts}, round(u.sms_rate * ${m.parts}, 5), ${m.engineId}
+          from users u where u.id = ${m.userId}
+          returning id
+        ), r as (
+          update alarm_requests r set sms_message_id = m.id from m where r.id = ${m.requestId}
+        )
+        select id from m`,
   );
   return Number(row.id);
 }

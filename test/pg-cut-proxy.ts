@@ -1,5 +1,8 @@
 /**
- * A TCP proxy in front of a real PostgreSQL that cuts one connection as a network failure would,
+ * TCP proxies in front of a real PostgreSQL, for faults of the network between one client and it;
+ * they forward every byte unchanged and fake nothing of PostgreSQL's.
+ *
+ * cutAfterCommit: a proxy that cuts one connection as a network failure would,
  * at the worst moment for a client: just after the server committed a transaction, before the
  * commit's answer reaches the client. The commit went through; the client only sees its
  * connection end ("Connection terminated unexpectedly"), and cannot tell whether it did.
@@ -93,6 +96,55 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
   return {
     port: (proxy.address() as net.AddressInfo).port,
     cut,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+export interface PartitionProxy {
+  port: number;
+  /** From now on, no byte goes either way, on the connections open and on new ones, until heal(). */
+  partition(): void;
+  /** Every byte held meanwhile goes on, as TCP delivers what it retransmitted once a partition heals. */
+  heal(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy that partitions one client from PostgreSQL: while partitioned it holds every byte either
+ * side sends (on the connections open, and on new ones), so the client's statements wait for
+ * answers that do not come, with its connections open, as when a network link drops its packets.
+ * Healed, what it held goes on, in order, as TCP delivers what it retransmitted.
+ */
+export async function partitionProxy(targetPort: number): Promise<PartitionProxy> {
+  let held: (() => void)[] | undefined;
+  const sockets = new Set<net.Socket>();
+  const forward = (to: net.Socket) => (chunk: Buffer) => (held ? held.push(() => to.write(chunk)) : to.write(chunk));
+  const proxy = net.createServer((client) => {
+    const server = net.connect(targetPort, '127.0.0.1');
+    for (const s of [client, server]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('close', () => server.destroy());
+    server.on('close', () => client.destroy());
+    client.on('data', forward(server));
+    server.on('data', forward(client));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as net.AddressInfo).port,
+    partition: () => {
+      held ??= [];
+    },
+    heal: () => {
+      const writes = held ?? [];
+      held = undefined;
+      for (const write of writes) write();
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));

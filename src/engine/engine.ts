@@ -51,6 +51,10 @@ export interface PassResult {
   messages: number;
 }
 
+/** How often the fence looks at the heartbeat (Engine.fenceTick), and how long before staleMs it hangs up. */
+const fenceTickMs = 500;
+const fenceMarginMs = 2000;
+
 interface InFlight {
   campaignId: number;
   call?: Call;
@@ -76,6 +80,12 @@ export class Engine {
   /** When this engine's heartbeat last went through: by its clock, and in real time (performance.now()). */
   private lastBeat = -Infinity;
   private lastBeatReal = -Infinity;
+  /** When the last heartbeat that went through was sent (performance.now()): its row's time is no earlier, by the database's clock. */
+  private lastBeatSent = -Infinity;
+  /** PostgreSQL: the fence's watch (fenceTick), its last tick, and the calls it hung up in this silence. */
+  private fenceTimer?: NodeJS.Timeout;
+  private lastFenceTick = 0;
+  private readonly fenced = new Set<number>();
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
   /** For the driver, just before a call goes out (OriginateRequest.mayDial): whether it is still this engine's to place. */
@@ -168,7 +178,10 @@ export class Engine {
 
   private async writeBeat(): Promise<void> {
     const now = this.ctx.clock.now().getTime();
+    const sent = performance.now();
     await beat(this.ctx);
+    this.lastBeatSent = sent;
+    this.fenced.clear();
     // Silence is real time: a test's clock that leaps ahead is not a silence.
     const real = performance.now();
     const silent = real - this.lastBeatReal;
@@ -181,6 +194,36 @@ export class Engine {
     const closed = await closedCalls(this.ctx.db, [...this.inFlight.keys()]);
     for (const id of closed) void this.inFlight.get(id)?.call?.hangup(Q850.NormalClearing).catch(() => undefined);
     if (closed.length) this.ctx.log.warn(`engine: ${closed.length} of its calls were closed by another engine's recovery meanwhile; hung up`);
+  }
+
+  /**
+   * The fence (PostgreSQL), twice a second. Another engine takes this one for dead once its
+   * heartbeat is staleMs old by the database's clock, then closes its calls and calls those people
+   * again. So when no heartbeat has gone through for staleMs less fenceMarginMs (the database out
+   * of reach of this engine alone: a partition), it hangs up its calls in flight, before anyone
+   * can retry them: a person is never on two of the campaign's calls at once. Counted from when
+   * that heartbeat was sent, which is no later than its time in the row. Meanwhile it keeps trying
+   * to beat, so a long pass is no silence. A tick that comes late was a stall of this process
+   * itself (SIGSTOP, a paused VM): nothing is hung up then, since the heartbeat that follows finds
+   * which calls another engine closed (writeBeat) and hangs up those alone.
+   */
+  private fenceTick(): void {
+    const now = performance.now();
+    const stalled = now - this.lastFenceTick > 3 * fenceTickMs;
+    this.lastFenceTick = now;
+    const silent = now - this.lastBeatSent;
+    if (silent > this.staleMs / 3) void this.beatNow().catch(() => undefined);
+    if (stalled || silent < this.staleMs - fenceMarginMs) return;
+    const calls = [...this.inFlight].filter(([id, f]) => f.call && !this.fenced.has(id));
+    for (const [id, f] of calls) {
+      this.fenced.add(id);
+      void f.call?.hangup(Q850.NormalClearing).catch(() => undefined);
+    }
+    if (calls.length) {
+      this.ctx.log.warn(
+        `engine: no heartbeat for ${Math.round(silent / 1000)} s: hung up its ${calls.length} call(s) in flight, before another engine may take it for dead (at ${this.staleMs / 1000} s) and call those people again`,
+      );
+    }
   }
 
   /**
@@ -336,6 +379,10 @@ export class Engine {
   start(): void {
     if (this.running) return;
     this.stopping = false;
+    if (this.options.databaseKind === 'postgres') {
+      this.lastFenceTick = performance.now();
+      this.fenceTimer = setInterval(() => this.fenceTick(), fenceTickMs).unref();
+    }
     this.running = (async () => {
       while (!this.stopping) {
         try {
@@ -378,6 +425,7 @@ export class Engine {
     this.wake();
     await this.running;
     this.running = undefined;
+    clearInterval(this.fenceTimer);
     const grace = setTimeout(() => {
       for (const f of this.inFlight.values()) void f.call?.hangup().catch(() => undefined);
     }, this.options.stopGraceMs ?? 10_000);

@@ -50,7 +50,11 @@ import {
 /** At most this many alarms fire per pass. */
 const maxPerPass = 200;
 
-/** Settles finished calls, makes the next occurrence of started recurring events, then fires due alarms; returns how many attempts it started. */
+/**
+ * Settles finished calls, makes the next occurrence of started recurring events, fires due alarms,
+ * sends the fallbacks owed, then settles the SMS attempts from their messages; returns how many
+ * attempts it started.
+ */
 export async function runAlarms(ctx: EngineContext, stopping: () => boolean): Promise<number> {
   await settleCalls(ctx);
   await spawnOccurrences(ctx);
@@ -67,8 +71,9 @@ async function settleSmsAttempts(ctx: EngineContext): Promise<void> {
 
 /**
  * Writes what was sent (a reminder's attempts, a fallback's request) once the database answers:
- * left IN_PROCESS, an attempt would be failed ten minutes on and retried, and its reminder sent
- * again. Safe to run again (only IN_PROCESS rows are taken).
+ * left IN_PROCESS, an attempt would be failed ten minutes on and retried, and an e-mail sent
+ * again (an SMS attempt waits for its message instead). Safe to run again (only IN_PROCESS rows
+ * are taken).
  */
 function recordSent<T>(ctx: EngineContext, stopping: () => boolean, write: () => Promise<T>): Promise<T> {
   return untilReached(write, {
@@ -107,7 +112,6 @@ async function settleCalls(ctx: EngineContext): Promise<void> {
     const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
     await settleAttempts(ctx.db, lost, ctx.clock.now().toISOString());
   }
-  await settleSmsAttempts(ctx);
   const done = await finishedCalls(ctx.db);
   if (!done.length) return;
   const answers = await callAnswers(ctx.db, done.flatMap((d) => (d.callrequest_id ? [Number(d.callrequest_id)] : [])));

@@ -16,6 +16,7 @@ import { type CallScript, ScriptedDriver } from '../../drivers/voice/scripted.ts
 import { Engine } from '../engine.ts';
 import { ScriptedSmsDriver } from '../sms/sms.fixtures.ts';
 import { nextStart, ruleParams } from './recurrence.ts';
+import { mailingDetail } from './store.ts';
 
 const t = await testApp();
 const { db } = t.database;
@@ -271,18 +272,25 @@ describe(`alarm engine (${dbLabel})`, () => {
     assert.equal(nextStart('2026-01-06T10:00:00Z', 'FORTNIGHTLY', 1), undefined);
   });
 
-  test('an SMS attempt left IN_PROCESS by a crashed engine is failed ten minutes on, and its alarm retried', async () => {
+  test('an SMS attempt left IN_PROCESS by a crashed engine before its send is failed ten minutes on, and its alarm retried; an e-mail one left while handed to the relay fails for good', async () => {
     const w = await world('2026-01-05T15:00:00Z');
     const event = await post(w, 'event', { title: 'Lab', start: '2026-01-06T10:00:00-05:00', end: '2026-01-06T11:00:00-05:00', calendar: w.calendar.id });
     const alarm = await post(w, 'alarm', { event: event.id, method: 2, alarm_phonenumber: NEW_YORK, date_start_notice: '2027-01-01 00:00:00', maxretry: 1, retry_delay: 3600 });
     // What a crash between the claim and the send leaves: the alarm and its attempt IN_PROCESS.
     await db.update(alarms).set({ status: 2, num_attempt: 1 }).where(eq(alarms.id, alarm.id));
     await db.insert(alarmRequests).values({ user_id: w.user.id, alarm_id: alarm.id, date: '2026-01-05T14:00:00Z', method: 2, status: 2, created_date: new Date(Date.now() - 3_600_000).toISOString() });
+    // And an e-mail attempt whose engine crashed while it handed the e-mail to the relay.
+    const mail = await post(w, 'alarm', { event: event.id, method: 3, alarm_email: 'lab@example.com', date_start_notice: '2027-01-01 00:00:00', maxretry: 1, retry_delay: 3600 });
+    await db.update(alarms).set({ status: 2, num_attempt: 1 }).where(eq(alarms.id, mail.id));
+    await db.insert(alarmRequests).values({ user_id: w.user.id, alarm_id: mail.id, date: '2026-01-05T14:00:00Z', method: 3, status: 2, detail: mailingDetail, created_date: new Date(Date.now() - 3_600_000).toISOString() });
     await pass(w);
     const [attempt] = await requestsOf(w, alarm.id);
     assert.equal(attempt.status, 3);
     assert.equal(attempt.detail, 'ENGINE_RESTART');
     assert.equal((await get(w, `/rest-api/alarm/${alarm.id}/`)).status, 4, 'RETRY: an attempt remains');
+    const [mailed] = await requestsOf(w, mail.id);
+    assert.deepEqual([mailed.status, mailed.detail], [3, 'e-mail not sent again: its engine stopped while handing it to the relay (ENGINE_RESTART)']);
+    assert.equal((await get(w, `/rest-api/alarm/${mail.id}/`)).status, 3, 'FAILURE for good, an attempt left: it may have been sent');
   });
 
   test('an SMS attempt whose engine died after the send takes its outcome from its message: sent is SUCCESS; left unsent, failed ENGINE_RESTART by recovery, it fails for good and is not sent again', async () => {

@@ -36,6 +36,7 @@ import {
   findSetting,
   finishRequest,
   finishedCalls,
+  markMailing,
   type NewAttempt,
   type NewCallee,
   reminderCampaign,
@@ -108,10 +109,7 @@ const answeredStatuses: number[] = [SubscriberStatus.Sent, SubscriberStatus.Comp
 
 async function settleCalls(ctx: EngineContext): Promise<void> {
   const stranded = await strandedMessages(ctx.db);
-  if (stranded.length) {
-    const lost = stranded.map((r) => ({ id: Number(r.id), ok: false, detail: 'ENGINE_RESTART', callstatus: 0, duration: 0, callrequest_id: null, result: null }));
-    await settleAttempts(ctx.db, lost, ctx.clock.now().toISOString());
-  }
+  if (stranded.length) await settleAttempts(ctx.db, stranded, ctx.clock.now().toISOString());
   const done = await finishedCalls(ctx.db);
   if (!done.length) return;
   const answers = await callAnswers(ctx.db, done.flatMap((d) => (d.callrequest_id ? [Number(d.callrequest_id)] : [])));
@@ -233,8 +231,9 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
     const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
     const sent = await attempt(async () => {
       if (a.method === AlarmMethod.Sms) return sendReminderSms(ctx, m.requestId, a.user_id, m.setting, a.alarm_phonenumber as string, { ...reminder, template: a.sms_text }, stopping);
-      if (a.alarm_email) return sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
-      return { ok: false, detail: 'no e-mail address' };
+      if (!a.alarm_email) return { ok: false, detail: 'no e-mail address' };
+      await markMailing(ctx.db, m.requestId);
+      return sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
     });
     results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
   }

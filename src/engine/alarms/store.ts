@@ -218,19 +218,32 @@ export function finishedCalls(db: Db): Promise<FinishedCall[]> {
   );
 }
 
+/** An e-mail attempt's detail while its e-mail is handed to the relay (markMailing). */
+export const mailingDetail = 'e-mail being handed to the relay';
+
+/** Writes on an e-mail attempt, before its e-mail goes to the relay, that it may be sent from now on (strandedMessages). */
+export async function markMailing(db: Db, id: number): Promise<void> {
+  await db.execute(sql`update alarm_requests set detail = ${mailingDetail} where id = ${id} and status = ${AlarmStatus.InProcess}`);
+}
+
 /**
  * SMS and e-mail attempts (no subscriber) still IN_PROCESS ten minutes after they began, with no
- * SMS message of theirs: their engine stopped between claiming them and handing them to the
- * gateway or the relay (a crash). Sending takes seconds, so they are failed (and retried per the
- * alarm's policy) rather than left IN_PROCESS for ever. An attempt with a message waits for it
- * (settleSmsAttempts): it may have been sent.
+ * SMS message of theirs: their engine stopped (a crash) before it recorded them. Sending takes
+ * seconds, so they are failed rather than left IN_PROCESS for ever: retried per the alarm's
+ * policy if nothing was sent, for good (`final`) if an e-mail may have been (markMailing). An
+ * attempt with an SMS message waits for it instead (smsAttemptResults).
  */
-export function strandedMessages(db: Db): Promise<{ id: number }[]> {
-  return queryRows<{ id: number }>(
+export async function strandedMessages(db: Db): Promise<AttemptResult[]> {
+  const rows = await queryRows<{ id: number; detail: string }>(
     db,
-    sql`select id from alarm_requests where status = ${AlarmStatus.InProcess} and subscriber_id is null and sms_message_id is null
+    sql`select id, detail from alarm_requests where status = ${AlarmStatus.InProcess} and subscriber_id is null and sms_message_id is null
           and created_date < now() - interval '10 minutes' order by id limit 1000`,
   );
+  return rows.map((r) => {
+    const mailing = r.detail === mailingDetail;
+    const detail = mailing ? `e-mail not sent again: its engine stopped while handing it to the relay (${restartCause})` : restartCause;
+    return { id: Number(r.id), ok: false, detail, callstatus: 0, duration: 0, callrequest_id: null, result: null, final: mailing };
+  });
 }
 
 /**

@@ -11,9 +11,9 @@
  * - an SMS or an e-mail is sent at once (messages.ts).
  * A call alarm that fails for good sends an SMS to its `phonenumber_sms_failure`, if any (a new
  * alarm-request, method 2). An SMS attempt takes its outcome from its message (store.ts
- * smsAttemptResults), so a crash after the send neither loses it nor sends it again. The result of an answered call is read from its survey answers:
- * a key whose label (or answer) begins with "confirm", "cancel" or "reschedul" gives
- * CONFIRMED, CANCELLED or RESCHEDULED.
+ * smsAttemptResults), so a crash after the send neither loses it nor sends it again. The result
+ * of an answered call is read from its survey answers: a key whose label (or answer) begins with
+ * "confirm", "cancel" or "reschedul" gives CONFIRMED, CANCELLED or RESCHEDULED.
  */
 import { AlarmMethod, AlarmResult, SubscriberStatus } from '../../db/schema.ts';
 import type { SurveyFlow } from '../../campaign/survey-flow.ts';

@@ -302,8 +302,9 @@ export interface AttemptResult {
  * Settles attempts: each request SUCCESS or FAILURE; its alarm SUCCESS (with the result), or
  * RETRY `retry_delay` seconds after `now` while attempts remain (1 + maxretry in all) and the
  * failure is not `final`, else FAILURE. An attempt with an SMS message is taken only with its
- * message's id (smsAttemptResults), so a send's own answer never overrides its message. A call alarm failed for good with a phonenumber_sms_failure then owes it an SMS
- * (sms_fallback_due, in the same statement: claimSmsFallbacks pays it).
+ * message's id (smsAttemptResults), so a send's own answer never overrides its message. A call
+ * alarm failed for good with a phonenumber_sms_failure then owes it an SMS (sms_fallback_due, in
+ * the same statement: claimSmsFallbacks pays it).
  */
 export async function settleAttempts(db: Db, results: AttemptResult[], now: string): Promise<void> {
   if (!results.length) return;

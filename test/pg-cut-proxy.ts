@@ -32,10 +32,11 @@ function sqlOf(type: number, body: Buffer): string | undefined {
   return undefined;
 }
 
-export async function cutAfterCommit(targetPort: number, marker: RegExp): Promise<CutProxy> {
-  let fired = false;
-  let cutDone!: () => void;
-  const cut = new Promise<void>((resolve) => (cutDone = resolve));
+/**
+ * A proxy on a loopback port: each client's connection gets one of its own to PostgreSQL on
+ * `targetPort`, the two closed together; `forward` moves their bytes. `close` ends them all.
+ */
+async function listenProxy(targetPort: number, forward: (client: net.Socket, server: net.Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const proxy = net.createServer((client) => {
     const server = net.connect(targetPort, '127.0.0.1');
@@ -46,6 +47,23 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
     }
     client.on('close', () => server.destroy());
     server.on('close', () => client.destroy());
+    forward(client, server);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as net.AddressInfo).port,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+export async function cutAfterCommit(targetPort: number, marker: RegExp): Promise<CutProxy> {
+  let fired = false;
+  let cutDone!: () => void;
+  const cut = new Promise<void>((resolve) => (cutDone = resolve));
+  const proxy = await listenProxy(targetPort, (client, server) => {
     let pending = Buffer.alloc(0);
     let startup = true;
     let inTransaction = false;
@@ -92,15 +110,7 @@ export async function cutAfterCommit(targetPort: number, marker: RegExp): Promis
       cutDone();
     });
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (proxy.address() as net.AddressInfo).port,
-    cut,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    },
-  };
+  return { ...proxy, cut };
 }
 
 export interface PartitionProxy {
@@ -120,23 +130,13 @@ export interface PartitionProxy {
  */
 export async function partitionProxy(targetPort: number): Promise<PartitionProxy> {
   let held: (() => void)[] | undefined;
-  const sockets = new Set<net.Socket>();
   const forward = (to: net.Socket) => (chunk: Buffer) => (held ? held.push(() => to.write(chunk)) : to.write(chunk));
-  const proxy = net.createServer((client) => {
-    const server = net.connect(targetPort, '127.0.0.1');
-    for (const s of [client, server]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.on('close', () => server.destroy());
-    server.on('close', () => client.destroy());
+  const proxy = await listenProxy(targetPort, (client, server) => {
     client.on('data', forward(server));
     server.on('data', forward(client));
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return {
-    port: (proxy.address() as net.AddressInfo).port,
+    ...proxy,
     partition: () => {
       held ??= [];
     },
@@ -144,10 +144,6 @@ export async function partitionProxy(targetPort: number): Promise<PartitionProxy
       const writes = held ?? [];
       held = undefined;
       for (const write of writes) write();
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
     },
   };
 }

@@ -370,10 +370,11 @@ if (onPostgres) {
     assert.ok(restarted > 0, 'the stalled engine\'s calls were closed as ENGINE_RESTART');
     assert.ok(/no heartbeat for \d+ s/.test(output), `the stalled engine said it had been silent:\n${output.slice(-3000)}`);
     assert.match(output, /it takes no other engine for dead for 12 s/, 'ENGINE_STALE_SECONDS reached the engines');
+    assert.doesNotMatch(output, /hung up its \d+ call\(s\) in flight/, 'a stall of the process itself does not fence: its heartbeat after it decides');
   });
 
   test('two engines stalled together, one back before the other: neither takes the other for dead (PostgreSQL)', { timeout: 240_000 }, async () => {
-    const { restarted } = await stalledPair('stalled-both', async ([a, b]) => {
+    const { restarted, output } = await stalledPair('stalled-both', async ([a, b]) => {
       a.child.kill('SIGSTOP');
       b.child.kill('SIGSTOP');
       await new Promise((resolve) => setTimeout(resolve, 20_000));
@@ -382,6 +383,7 @@ if (onPostgres) {
       a.child.kill('SIGCONT');
     });
     assert.equal(restarted, 0, 'no call closed as ENGINE_RESTART');
+    assert.doesNotMatch(output, /hung up its \d+ call\(s\) in flight/, 'nor hung up by a fence: the stall was the processes\' own');
   });
 
   /** What a stalled-queue test reads: the shared database, engine A (the one stopped), and what every process printed. */

@@ -82,10 +82,11 @@ export class Engine {
   private lastBeatReal = -Infinity;
   /** When the last heartbeat that went through was sent (performance.now()): its row's time is no earlier, by the database's clock. */
   private lastBeatSent = -Infinity;
-  /** PostgreSQL: the fence's watch (fenceTick), its last tick, and the calls it hung up in this silence. */
+  /** PostgreSQL: the fence's watch (fenceTick), its last tick, the calls it hung up in this silence, and the heartbeat it waits for after a stall. */
   private fenceTimer?: NodeJS.Timeout;
   private lastFenceTick = 0;
   private readonly fenced = new Set<number>();
+  private fenceHeld?: Promise<void>;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
   /** For the driver, just before a call goes out (OriginateRequest.mayDial): whether it is still this engine's to place. */
@@ -204,16 +205,26 @@ export class Engine {
    * can retry them: a person is never on two of the campaign's calls at once. Counted from when
    * that heartbeat was sent, which is no later than its time in the row. Meanwhile it keeps trying
    * to beat, so a long pass is no silence. A tick that comes late was a stall of this process
-   * itself (SIGSTOP, a paused VM): nothing is hung up then, since the heartbeat that follows finds
-   * which calls another engine closed (writeBeat) and hangs up those alone.
+   * itself (SIGSTOP, a paused VM): nothing is hung up until the heartbeat it then writes is
+   * answered, since that heartbeat finds which calls another engine closed (writeBeat) and hangs
+   * up those alone.
    */
   private fenceTick(): void {
     const now = performance.now();
     const stalled = now - this.lastFenceTick > 3 * fenceTickMs;
     this.lastFenceTick = now;
     const silent = now - this.lastBeatSent;
+    if (stalled) {
+      const held: Promise<void> = this.beatNow()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.fenceHeld === held) this.fenceHeld = undefined;
+        });
+      this.fenceHeld = held;
+      return;
+    }
     if (silent > this.staleMs / 3) void this.beatNow().catch(() => undefined);
-    if (stalled || silent < this.staleMs - fenceMarginMs) return;
+    if (this.fenceHeld || silent < this.staleMs - fenceMarginMs) return;
     const calls = [...this.inFlight].filter(([id, f]) => f.call && !this.fenced.has(id));
     for (const [id, f] of calls) {
       this.fenced.add(id);

@@ -510,7 +510,7 @@ if (onPostgres) {
       const db = database.db;
       const count = async (query: SQL) => (await queryRows<{ n: number }>(db, query))[0].n;
       // Three calls, all A's (B starts after): sipp answers each and waits for our BYE; the
-      // survey waits 30 s for a key, so the calls are up through the partition.
+      // survey waits 30 s for digits, so the calls are up through the partition.
       const alice = apiClient(apiProc.base, basic('alice', 'alice-pw'));
       const campaignId = await simulatorCampaign(apiClient(apiProc.base, adminAuth), alice, {
         name: 'partition',
@@ -549,6 +549,7 @@ if (onPostgres) {
       assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
       assert.equal(await count(sql`select count(*)::int as n from cdrs where campaign_id = ${campaignId} and leg_type = 1`), 6, 'one A-leg CDR a call: A\'s late outcomes not written');
     } finally {
+      proxy.heal(); // a failure before the heal: A's stop writes what it holds, then exits
       await database.close();
       for (const p of procs) p.child.kill('SIGTERM');
       await Promise.all(procs.map((p) => p.exited));

@@ -46,6 +46,7 @@ import {
   smsAttemptResults,
   startAttempts,
   strandedMessages,
+  withoutCall,
 } from './store.ts';
 
 /** At most this many alarms fire per pass. */
@@ -225,7 +226,7 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
       messages: await Promise.all(messages.map(async (a) => ({ requestId: requestOf.get(a.id) as number, alarm: a, setting: await setting(a.setting_id) }))),
     };
   });
-  const results: AttemptResult[] = fired.refused.map((r) => ({ id: r.requestId, ok: false, detail: r.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null }));
+  const results: AttemptResult[] = fired.refused.map((r) => withoutCall(r.requestId, false, r.detail));
   for (const m of fired.messages) {
     const a = m.alarm;
     const reminder = { title: a.title, description: a.description, start: a.event_start, fullName: a.full_name };
@@ -235,7 +236,7 @@ async function fireDue(ctx: EngineContext, stopping: () => boolean): Promise<num
       await markMailing(ctx.db, m.requestId);
       return sendReminderMail(ctx, a.alarm_email, { ...reminder, template: a.mail_text, subject: a.mail_subject });
     });
-    results.push({ id: m.requestId, ok: sent.ok, detail: sent.detail, callstatus: 0, duration: 0, callrequest_id: null, result: null });
+    results.push(withoutCall(m.requestId, sent.ok, sent.detail));
   }
   await recordSent(ctx, stopping, () => settleAttempts(ctx.db, results, now));
   return fired.started;

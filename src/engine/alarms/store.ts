@@ -242,7 +242,7 @@ export async function strandedMessages(db: Db): Promise<AttemptResult[]> {
   return rows.map((r) => {
     const mailing = r.detail === mailingDetail;
     const detail = mailing ? `e-mail not sent again: its engine stopped while handing it to the relay (${restartCause})` : restartCause;
-    return { id: Number(r.id), ok: false, detail, callstatus: 0, duration: 0, callrequest_id: null, result: null, final: mailing };
+    return withoutCall(Number(r.id), false, detail, { final: mailing });
   });
 }
 
@@ -268,7 +268,7 @@ export async function smsAttemptResults(db: Db): Promise<AttemptResult[]> {
       : unknown
         ? `sms not sent again: message ${messageId} may have reached the gateway before its engine lost it (${r.error})`
         : `sms not sent: ${r.error}`;
-    return { id: Number(r.id), ok: sent, detail, callstatus: 0, duration: 0, callrequest_id: null, result: null, message_id: messageId, final: unknown };
+    return withoutCall(Number(r.id), sent, detail, { message_id: messageId, final: unknown });
   });
 }
 
@@ -296,6 +296,11 @@ export interface AttemptResult {
   message_id?: number | null;
   /** Failed for good, whatever attempts remain (a reminder that may have been sent). */
   final?: boolean;
+}
+
+/** How an attempt that placed no call ended (an SMS, an e-mail, a call refused before it was placed): no cause, duration or callrequest. */
+export function withoutCall(id: number, ok: boolean, detail: string, more: Pick<AttemptResult, 'message_id' | 'final'> = {}): AttemptResult {
+  return { id, ok, detail, callstatus: 0, duration: 0, callrequest_id: null, result: null, ...more };
 }
 
 /**

@@ -193,3 +193,20 @@ export async function simulatorCampaign(
   });
   return campaign.id as number;
 }
+
+/**
+ * `owner`'s calendar for appointment reminders: a calendar setting ('dentist', caller id
+ * +15550000000, and `setting`'s fields: its gateways, its survey), a calendar user and a calendar.
+ * Returns `alarm(body)`, which makes an event two hours on and an alarm of it (`body`: its method,
+ * number …) due now: two hours and two minutes before it.
+ */
+export async function reminderCalendar(owner: Api, setting: object): Promise<(body: object) => Promise<{ id: number }>> {
+  const made = await owner('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', ...setting });
+  const person = await owner('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: made.url });
+  const calendar = await owner('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
+  return async (body) => {
+    const start = new Date(Date.now() + 2 * 3600_000);
+    const event = await owner('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
+    return owner('POST', '/rest-api/alarm/', { event: event.id, advance_notice: 7320, ...body });
+  };
+}

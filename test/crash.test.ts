@@ -15,7 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { type SQL, sql } from 'drizzle-orm';
 import smpp, { type Pdu } from 'smpp';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
-import { type Api, apiClient, simulatorCampaign } from './cli-process.ts';
+import { type Api, apiClient, reminderCalendar, simulatorCampaign } from './cli-process.ts';
+import { startSmsc } from './smsc.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
 import { invitedCallIds, type SipMessage, startTracedSipp } from './sip/peers.ts';
 import { partitionProxy } from './pg-cut-proxy.ts';
@@ -197,36 +198,26 @@ test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RE
 });
 
 test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answer, the restart fails it for good and never sends it again (${dbLabel}, the smpp package's server)`, async (t) => {
-  // The SMSC: the smpp package's server. It holds its answer to the first submit_sm (the server is
-  // killed meanwhile), and answers any later one at once.
-  const submits: string[] = [];
-  const smsc = smpp.createServer((session) => {
-    session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('submit_sm', (pdu: Pdu) => {
-      if (submits.push(String(pdu.destination_addr)) > 1) session.send(pdu.response({ message_id: `m${submits.length}` }));
-    });
-    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+  // The SMSC holds its answer to the first submit_sm (the server is killed meanwhile), and
+  // answers any later one at once.
+  let holding = true;
+  const smsc = await startSmsc(() => holding);
   try {
     const env = await freshEnv('reminder');
     await createUsers(env);
     const first = await serve(env);
-    const port = (smsc.address() as AddressInfo).port;
-    const gateway = await apiClient(first.base, adminAuth)('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw' } });
-    const alice = apiClient(first.base, basic('alice', 'alice-pw'));
-    const setting = await alice('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', sms_gateway: gateway.id });
-    const person = await alice('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: setting.url });
-    const calendar = await alice('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
-    // Two hours on; the reminder two hours and two minutes before it: due now. One retry, a
-    // second after a failure: a reminder taken for not sent would go again at once.
-    const start = new Date(Date.now() + 2 * 3600_000);
-    const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
-    const alarm = await alice('POST', '/rest-api/alarm/', { event: event.id, method: 2, alarm_phonenumber: '+12035550100', advance_notice: 7320, maxretry: 1, retry_delay: 1 });
-    await waitFor(first.output, 30_000, async () => submits.length === 1);
+    const gateway = await smsc.gateway(apiClient(first.base, adminAuth));
+    // One retry, a second after a failure: a reminder taken for not sent would go again at once.
+    const alarm = await (await reminderCalendar(apiClient(first.base, basic('alice', 'alice-pw')), { sms_gateway: gateway.id }))({
+      method: 2,
+      alarm_phonenumber: '+12035550100',
+      maxretry: 1,
+      retry_delay: 1,
+    });
+    await waitFor(first.output, 30_000, async () => smsc.held.length === 1);
     first.child.kill('SIGKILL');
     await first.exited;
+    holding = false;
 
     const restartedAt = Date.now();
     const second = await serve(env);
@@ -234,7 +225,7 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
     const requests = async () => (await alice2('GET', `/rest-api/alarm-request/?alarm=${alarm.id}`)).results as { status: number; detail: string }[];
     // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
     await waitFor(
-      () => `${second.output().slice(-3000)}\nsubmits: ${JSON.stringify(submits)}`,
+      () => `${second.output().slice(-3000)}\nsubmits: ${JSON.stringify([...smsc.to])}`,
       90_000,
       async () => (await requests())[0]?.status === 3,
     );
@@ -248,12 +239,12 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
     assert.equal((await alice2('GET', `/rest-api/alarm/${alarm.id}/`)).status, 3, 'the alarm FAILURE, its retry not used');
     // A retry would be due a second after the failure: give it three.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    assert.deepEqual(submits, ['12035550100'], 'the SMSC got the reminder once');
+    assert.deepEqual([...smsc.to.entries()], [['12035550100', 1]], 'the SMSC got the reminder once');
     assert.equal((await requests()).length, 1, 'no attempt since');
     second.child.kill('SIGTERM');
     await second.exited;
   } finally {
-    await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+    await smsc.close(undefined);
   }
 });
 

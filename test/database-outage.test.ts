@@ -22,11 +22,11 @@ import { after, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import smpp, { type Pdu } from 'smpp';
-import { type Api, apiClient, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
+import { type Api, apiClient, reminderCalendar, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, eventually, freePort, onPostgres, settledWithin } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { cutAfterCommit } from './pg-cut-proxy.ts';
+import { startSmsc } from './smsc.ts';
 import { makeWav } from './audio-fixtures.ts';
 import { openDatabase, queryRows } from '../src/db/database.ts';
 import { rootMessage } from '../src/db/unreachable.ts';
@@ -70,51 +70,6 @@ async function until(what: () => Promise<string>, ms: number, check: () => Promi
 
 /** An API read that answers undefined while the database is down (the API then answers 5xx). */
 const reading = (api: Api) => (url: string) => api('GET', url).catch(() => undefined);
-
-/**
- * The SMSC: the smpp package's server. It answers binds at once and counts each number's
- * submit_sm; each is answered at once or, while `holding()` says so, kept in `held` until let go.
- * `close` kills the server under test if it still runs (its SMPP session ends with it), then
- * closes: the SMSC closes once no session is left.
- */
-async function startSmsc(holding: () => boolean = () => false) {
-  const to = new Map<string, number>();
-  const held: (() => void)[] = [];
-  let submits = 0;
-  const smsc = smpp.createServer((session) => {
-    session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('submit_sm', (pdu: Pdu) => {
-      const number = String(pdu.destination_addr);
-      to.set(number, (to.get(number) ?? 0) + 1);
-      const answer = () => session.send(pdu.response({ message_id: `m${++submits}` }));
-      if (holding()) held.push(answer);
-      else answer();
-    });
-    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('unbind', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    to,
-    held,
-    submits: () => submits,
-    /** Makes it an SMPP gateway of the server (admin's API). */
-    gateway: (admin: Api) =>
-      admin('POST', '/rest-api/sms-gateway/', {
-        name: 'smsc',
-        driver: 'smpp',
-        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
-      }),
-    close: async (server: Server | undefined) => {
-      if (server && server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
-    },
-  };
-}
 
 /** The end of an SMS outage test: every one of the campaign's 6 subscribers COMPLETE, and the server stops cleanly. */
 async function ended(server: Server, query: (text: string) => Promise<any[]>, campaignId: number): Promise<void> {
@@ -480,15 +435,7 @@ if (onPostgres) {
       const gateway = await admin('POST', '/rest-api/gateway/', { name: 'reminder calls', driver: 'simulator', settings: simulator });
       const survey = await alice('POST', '/rest-api/survey-template/', { name: 'Reminder' });
       await alice('POST', '/rest-api/section-template/', { survey: survey.url, type: 1, question: 'Reminder', script: 'You have an appointment tomorrow' });
-      const setting = await alice('POST', '/rest-api/calendar-setting/', { label: 'dentist', callerid: '+15550000000', survey: survey.id, aleg_gateway: gateway.id, sms_gateway: smsGateway.id });
-      const person = await alice('POST', '/rest-api/calendar-user/', { username: 'front-desk', calendar_setting: setting.url });
-      const calendar = await alice('POST', '/rest-api/calendar/', { name: 'Chairs', user: person.url });
-      const alarm = async (body: object) => {
-        // Two hours on; the reminder two hours and two minutes before it: due now.
-        const start = new Date(Date.now() + 2 * 3600_000);
-        const event = await alice('POST', '/rest-api/event/', { title: 'Check-up', start: start.toISOString(), end: new Date(start.getTime() + 1800_000).toISOString(), calendar: calendar.id });
-        return alice('POST', '/rest-api/alarm/', { event: event.id, advance_notice: 7320, ...body });
-      };
+      const alarm = await reminderCalendar(alice, { survey: survey.id, aleg_gateway: gateway.id, sms_gateway: smsGateway.id });
       await check({ smsc, server, query, wasCut, alice, alarm });
     } finally {
       await smsc.close(server);

@@ -18,8 +18,7 @@ import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Api, apiClient, reminderCalendar, simulatorCampaign } from './cli-process.ts';
 import { startSmsc } from './smsc.ts';
 import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
-import { invitedCallIds, type SipMessage, startTracedSipp } from './sip/peers.ts';
-import { partitionProxy } from './pg-cut-proxy.ts';
+import { invitedCallIds, startTracedSipp } from './sip/peers.ts';
 
 const bin = path.resolve('bin/campaign-dialer.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-crash-'));
@@ -476,75 +475,6 @@ if (onPostgres) {
         },
       });
     } finally {
-      await sipp.stop();
-    }
-  });
-
-  /** Where in sipp's trace it received `method` with `callId` (-1: never). */
-  const receivedAt = (messages: SipMessage[], method: string, callId: string) =>
-    messages.findIndex((m) => m.direction === 'received' && m.start.startsWith(`${method} `) && /^(?:Call-ID|i):\s*(.*?)\s*$/im.exec(m.text)?.[1] === callId);
-
-  test('an engine cut off from PostgreSQL alone hangs up its calls before another takes it for dead: nobody is on two of its calls at once (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
-    const { sipp, messages, timeline } = await startTracedSipp('carrier.xml', root, path.join(root, 'partition-sipp.log'));
-    const env: Env = { ...(await freshEnv('partition')), ENGINE_STALE_SECONDS: '8' };
-    // Engine A reaches the database through a proxy that partitions it; the API and engine B do not.
-    const url = new URL(env.DATABASE_URL);
-    const proxy = await partitionProxy(Number(url.port));
-    url.port = String(proxy.port);
-    await createUsers(env);
-    const apiProc = await serve(env, 'api');
-    const a = await serve({ ...env, DATABASE_URL: url.toString() }, 'engine');
-    const procs = [apiProc, a];
-    const output = () => `${procs.map((p) => p.output()).join('\n').slice(-4000)}\n${timeline().slice(-3000)}`;
-    const database = await openShared(env);
-    try {
-      const db = database.db;
-      const count = async (query: SQL) => (await queryRows<{ n: number }>(db, query))[0].n;
-      // Three calls, all A's (B starts after): sipp answers each and waits for our BYE; the
-      // survey waits 30 s for digits, so the calls are up through the partition.
-      const alice = apiClient(apiProc.base, basic('alice', 'alice-pw'));
-      const campaignId = await simulatorCampaign(apiClient(apiProc.base, adminAuth), alice, {
-        name: 'partition',
-        contacts: 3,
-        numbers: ['+12035551000', '+12035552000', '+12035553000'],
-        driver: 'sip',
-        gateway: { proxy: `127.0.0.1:${sipp.port}`, bind_address: '127.0.0.1', bind_port: 0 },
-        sections: [{ type: 4, question: 'Hold on', script: 'Your code, please', number_digits: 4, timeout: 30 }],
-        campaign: { frequency: 600, maxretry: 1, intervalretry: 1, calltimeout: 10, end_when_done: true },
-      });
-      await waitFor(output, 30_000, async () => messages().filter((m) => m.direction === 'received' && m.start.startsWith('ACK ')).length === 3);
-      procs.push(await serve(env, 'engine'));
-      await waitFor(output, 30_000, async () => (await count(sql`select count(*)::int as n from engine_heartbeats`)) === 2);
-
-      proxy.partition();
-      // B takes A for dead (8 s silent, at its next recovery: within 10 s more), closes its calls
-      // and retries them a second later: three more INVITEs.
-      await waitFor(output, 60_000, async () => invitedCallIds(messages()).size === 6);
-      proxy.heal();
-      await waitFor(output, 120_000, async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
-
-      const calls = await queryRows<{ subscriber_id: number; call_uuid: string; hangup_cause: string }>(
-        db,
-        sql`select subscriber_id, call_uuid, hangup_cause from callrequests where campaign_id = ${campaignId} order by subscriber_id, id`,
-      );
-      assert.equal(calls.length, 6, `each subscriber called twice: ${JSON.stringify(calls)}`);
-      const trace = messages();
-      for (let i = 0; i < calls.length; i += 2) {
-        const [first, retry] = [calls[i], calls[i + 1]];
-        assert.equal(first.subscriber_id, retry.subscriber_id);
-        assert.equal(first.hangup_cause, 'ENGINE_RESTART', 'A\'s call, closed by B');
-        const bye = receivedAt(trace, 'BYE', first.call_uuid);
-        assert.ok(bye >= 0 && bye < receivedAt(trace, 'INVITE', retry.call_uuid), `A hung up subscriber ${first.subscriber_id}'s call before B called again:\n${output()}`);
-      }
-      assert.match(a.output(), /no heartbeat for \d+ s: hung up its 3 call\(s\) in flight, before another engine may take it for dead \(at 8 s\)/);
-      assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
-      assert.equal(await count(sql`select count(*)::int as n from cdrs where campaign_id = ${campaignId} and leg_type = 1`), 6, 'one A-leg CDR a call: A\'s late outcomes not written');
-    } finally {
-      proxy.heal(); // a failure before the heal: A's stop writes what it holds, then exits
-      await database.close();
-      for (const p of procs) p.child.kill('SIGTERM');
-      await Promise.all(procs.map((p) => p.exited));
-      await proxy.close();
       await sipp.stop();
     }
   });

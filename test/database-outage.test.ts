@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Api, apiClient, reminderCalendar, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
-import { basic, eventually, freePort, onPostgres, settledWithin } from './helpers.ts';
+import { basic, freePort, onPostgres, settledWithin, until } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { cutAfterCommit } from './pg-cut-proxy.ts';
 import { startSmsc } from './smsc.ts';
@@ -61,11 +61,6 @@ async function setUp(name: string): Promise<{ cluster: PostgresCluster; env: Rec
     }
   };
   return { cluster, env, query };
-}
-
-/** Polls `check` every 200 ms (eventually; a check that throws, as reads do while the database is down, is false) until it holds, or fails after `ms` with what `what` says. */
-async function until(what: () => Promise<string>, ms: number, check: () => Promise<boolean>): Promise<void> {
-  if (!(await eventually(() => check().catch(() => false), ms, 200))) throw new Error(`timed out after ${ms} ms: ${await what()}`);
 }
 
 /** An API read that answers undefined while the database is down (the API then answers 5xx). */

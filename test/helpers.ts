@@ -139,6 +139,14 @@ export async function eventually(probe: () => Promise<boolean>, ms = 3000, every
 }
 
 /**
+ * Polls `check` every 200 ms (eventually; a check that throws, as reads do while the database is
+ * down, is false) until it holds, or fails after `ms` with what `what` says.
+ */
+export async function until(what: () => string | Promise<string>, ms: number, check: () => Promise<boolean>): Promise<void> {
+  if (!(await eventually(() => check().catch(() => false), ms, 200))) throw new Error(`timed out after ${ms} ms: ${await what()}`);
+}
+
+/**
  * The events of a Server-Sent Events body (/rest-api/events/) as they arrive: each block's
  * `data:` line, parsed. Ends with the body; throws when it is cut (aborted, its server killed).
  */

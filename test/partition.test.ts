@@ -3,7 +3,8 @@
  * sipp as the carrier). The engine reaches the database through test/pg-cut-proxy.ts
  * partitionProxy, which holds every byte both ways until healed: a network fault in front of the
  * real database, not a fake one. Its fence (src/engine/engine.ts fenceTick) must hang up its
- * calls before any other engine may take it for dead and call those people again.
+ * calls before any other engine may take it for dead and call those people again; with no other
+ * engine, the calls it hung up are written once the database is back and retried.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -121,6 +122,34 @@ if (onPostgres) {
       assert.match(a.output(), /no heartbeat for \d+ s: hung up its 3 call\(s\) in flight, before another engine may take it for dead \(at 8 s\)/);
       assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
       assert.equal(await count(sql`select count(*)::int as n from cdrs where campaign_id = ${campaignId} and leg_type = 1`), 6, 'one A-leg CDR a call: A\'s late outcomes not written');
+    });
+  });
+
+  test('an engine alone cut off from PostgreSQL hangs up its calls; back, it writes them ENGINE_FENCED and calls those people again (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
+    await partitioned('fenced', ['+12035551000', '+12035552000'], async ({ a, proxy, messages, output, alice, campaignId, rows }) => {
+      proxy.partition();
+      await until(output, 30_000, async () => /no heartbeat for \d+ s: hung up its 2 call\(s\) in flight/.test(a.output()));
+      await until(output, 10_000, async () => messages().filter((m) => m.direction === 'received' && m.start.startsWith('BYE ')).length === 2);
+      assert.equal(invitedCallIds(messages()).size, 2, 'nobody called again while the engine was cut off');
+      proxy.heal();
+      await until(output, 120_000, async () => (await alice('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
+
+      const calls = await rows<Call & { disposition: string; billsec: number }>(
+        sql`select r.subscriber_id, r.call_uuid, r.hangup_cause, c.disposition, c.billsec from callrequests r
+            join cdrs c on c.callrequest_id = r.id and c.leg_type = 1 where r.campaign_id = ${campaignId} order by r.subscriber_id, r.id`,
+      );
+      assert.equal(calls.length, 4, `each subscriber called twice, one CDR a call: ${JSON.stringify(calls)}`);
+      const trace = messages();
+      for (let i = 0; i < calls.length; i += 2) {
+        const [first, retry] = [calls[i], calls[i + 1]];
+        assert.equal(first.subscriber_id, retry.subscriber_id);
+        assert.deepEqual([first.hangup_cause, first.disposition], ['ENGINE_FENCED', 'ANSWER'], 'the call the fence cut: answered, and says why it ended');
+        assert.ok(first.billsec > 0, 'billed as the call it was');
+        assert.equal(retry.hangup_cause, 'NORMAL_CLEARING');
+        assert.ok(receivedAt(trace, 'BYE', first.call_uuid) < receivedAt(trace, 'INVITE', retry.call_uuid), `called again after the fence's BYE:\n${output()}`);
+      }
+      const subscribers = (await alice('GET', `/rest-api/subscriber-list/?campaign_id=${campaignId}`)) as { status: number; count_attempt: number }[];
+      assert.deepEqual(subscribers.map((s) => [s.status, s.count_attempt]), [[5, 2], [5, 2]], 'retried as recovery would have, then SENT');
     });
   });
 }

@@ -13,7 +13,7 @@ import { dial } from './call.ts';
 import type { EngineContext } from './context.ts';
 import { claimCalls } from './dialer.ts';
 import { type Call, Q850 } from '../drivers/voice/driver.ts';
-import { OutcomeWriter } from './outcome.ts';
+import { type CallOutcome, OutcomeWriter } from './outcome.ts';
 import { pruneRecordings } from './recordings.ts';
 import { beat, recoverLostLoneSms, recoverLostClaims, recoverOrphans } from './recover.ts';
 import { CampaignReport, voiceKind } from './report.ts';
@@ -57,7 +57,10 @@ const fenceMarginMs = 2000;
 
 interface InFlight {
   campaignId: number;
+  /** The call while it is up. */
   call?: Call;
+  /** Hung up by the fence (fenceTick): its outcome says so (outcome.ts fencedCause). */
+  fenced?: boolean;
   task: Promise<void>;
 }
 
@@ -82,10 +85,9 @@ export class Engine {
   private lastBeatReal = -Infinity;
   /** When the last heartbeat that went through was sent (performance.now()): its row's time is no earlier, by the database's clock. */
   private lastBeatSent = -Infinity;
-  /** PostgreSQL: the fence's watch (fenceTick), its last tick, the calls it hung up in this silence, and the heartbeat it waits for after a stall. */
+  /** PostgreSQL: the fence's watch (fenceTick), its last tick, and the heartbeat it waits for after a stall. */
   private fenceTimer?: NodeJS.Timeout;
   private lastFenceTick = 0;
-  private readonly fenced = new Set<number>();
   private fenceHeld?: Promise<void>;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
@@ -182,7 +184,6 @@ export class Engine {
     const sent = performance.now();
     await beat(this.ctx);
     this.lastBeatSent = sent;
-    this.fenced.clear();
     // Silence is real time: a test's clock that leaps ahead is not a silence.
     const real = performance.now();
     const silent = real - this.lastBeatReal;
@@ -202,7 +203,9 @@ export class Engine {
    * heartbeat is staleMs old by the database's clock, then closes its calls and calls those people
    * again. So when no heartbeat has gone through for staleMs less fenceMarginMs (the database out
    * of reach of this engine alone: a partition), it hangs up its calls in flight, before anyone
-   * can retry them: a person is never on two of the campaign's calls at once. Counted from when
+   * can retry them: a person is never on two of the campaign's calls at once. Their outcomes,
+   * written if nobody did take it for dead, give the cause ENGINE_FENCED and retry the
+   * subscribers as that engine would have (outcome.ts fencedCause). Counted from when
    * that heartbeat was sent, which is no later than its time in the row. Meanwhile it keeps trying
    * to beat, so a long pass is no silence. A tick that comes late was a stall of this process
    * itself (SIGSTOP, a paused VM): nothing is hung up until the heartbeat it then writes is
@@ -225,9 +228,9 @@ export class Engine {
     }
     if (silent > this.staleMs / 3) void this.beatNow().catch(() => undefined);
     if (this.fenceHeld || silent < this.staleMs - fenceMarginMs) return;
-    const calls = [...this.inFlight].filter(([id, f]) => f.call && !this.fenced.has(id));
-    for (const [id, f] of calls) {
-      this.fenced.add(id);
+    const calls = [...this.inFlight.values()].filter((f) => f.call && !f.fenced);
+    for (const f of calls) {
+      f.fenced = true;
       void f.call?.hangup(Q850.NormalClearing).catch(() => undefined);
     }
     if (calls.length) {
@@ -326,7 +329,12 @@ export class Engine {
         const entry: InFlight = { campaignId: id, task: Promise.resolve() };
         this.inFlight.set(claimed.callrequestId, entry);
         const mayDial = () => this.mayDial(claimed.callrequestId);
-        entry.task = dial(this.ctx, campaign, gateway, claimed, { track: (call) => (entry.call = call), record: (o) => this.writer.record(o), mayDial, stopping: () => this.stopping })
+        const track = (call: Call) => {
+          entry.call = call;
+          void call.ended.then(() => (entry.call = undefined));
+        };
+        const record = (o: CallOutcome) => this.writer.record(entry.fenced ? { ...o, fenced: true } : o);
+        entry.task = dial(this.ctx, campaign, gateway, claimed, { track, record, mayDial, stopping: () => this.stopping })
           .catch((err: Error) => {
             this.unrecorded.add(claimed.callrequestId);
             this.ctx.log.error(`call ${claimed.callrequestId}: ${err.message}`);

@@ -81,7 +81,18 @@ export interface CallOutcome {
   callbackMinutes?: number;
   /** A cause name for the callrequest, when it differs from the driver's (ENGINE_RESTART). */
   causeName?: string;
+  /** Hung up by its engine's fence (engine.ts fenceTick): written as `fencedCause`, see subscriberRows. */
+  fenced?: boolean;
 }
+
+/**
+ * The cause of a call its engine's fence hung up (the database out of reach for too long): its
+ * CDR is the call as it was, and its subscriber is retried as recovery would have retried it.
+ */
+export const fencedCause = 'ENGINE_FENCED';
+
+/** The cause name the callrequest and the subscriber's reason give. */
+const causeNameOf = (o: CallOutcome): string => (o.fenced ? fencedCause : (o.causeName ?? o.hangup.causeName));
 
 /** The rows of one CDR leg, as the set-based insert reads them (jsonb_to_recordset). */
 function legRow(o: CallOutcome, leg: { callid: string; phone: string; hangup: Hangup; type: number; amd: number }, increment: number): LegRow {
@@ -121,7 +132,7 @@ function callRows(outcomes: CallOutcome[]) {
   return outcomes.map((o) => ({
     id: o.callrequestId,
     status: o.hangup.answeredAt !== null ? CallRequestStatus.Success : CallRequestStatus.Failure,
-    cause_name: o.causeName ?? o.hangup.causeName,
+    cause_name: causeNameOf(o),
     cause: o.hangup.cause,
     completed: o.completed,
     conversation: o.hangup.answeredAt !== null && o.amd !== 'machine',
@@ -132,13 +143,17 @@ function callRows(outcomes: CallOutcome[]) {
 function subscriberRows(outcomes: CallOutcome[]): SettledSubscriber[] {
   return outcomes.map((o) => {
     const answered = o.hangup.answeredAt !== null;
+    // A call the fence cut short is retried like one closed by recovery (ENGINE_RESTART), which
+    // it would have been had another engine taken this one for dead: whoever does it, the outcome
+    // is the same. One that reached a completed section is done.
+    const cut = o.fenced === true && !o.completed;
     return {
       id: o.subscriberId,
-      answered,
+      answered: answered && !cut,
       done: o.completed ? SubscriberStatus.Completed : SubscriberStatus.Sent,
       ended: o.hangup.endedAt.toISOString(),
-      cause_name: o.causeName ?? o.hangup.causeName,
-      rule: retryCauseOf(o.hangup.cause, answered, o.amd),
+      cause_name: causeNameOf(o),
+      rule: cut ? 'failed' : retryCauseOf(o.hangup.cause, answered, o.amd),
       disposition: disposition(o.hangup.cause, answered),
       callback: o.callbackMinutes ?? null,
     };

@@ -4,9 +4,9 @@ import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../db/database.ts';
 import { CallRequestStatus, CampaignStatus, SubscriberStatus, campaigns, dncContacts, dncLists, subscribers, users } from '../db/schema.ts';
 import { dbLabel, eventually, testDatabase } from '../../test/helpers.ts';
-import { claimCalls } from './dialer.ts';
-import { pass, scenario } from './engine.fixtures.ts';
-import { type CallOutcome, OutcomeWriter } from './outcome.ts';
+import { type ClaimedCall, claimCalls } from './dialer.ts';
+import { pass, type Scenario, scenario } from './engine.fixtures.ts';
+import { type CallOutcome, OutcomeWriter, recordOutcomes } from './outcome.ts';
 
 const database = await testDatabase();
 const db = database.db;
@@ -152,26 +152,31 @@ test(`ABORT hangs up the calls in progress and aborts pending subscribers (${dbL
   assert.deepEqual(rows.map((r) => r.status), [3, 3], JSON.stringify(rows));
 });
 
-test(`outcomes written in one batch: one that fails leaves the other recorded and itself untouched (${dbLabel})`, async () => {
-  const s = await scenario(db, { numbers: ['+15550001', '+15550002'], user: { balance: '10', call_rate: '0.6' }, campaign: { next_call_at: '2026-01-05T08:59:59Z' } });
-  const { calls } = await claimCalls(s.engine.ctx, s.campaignId);
-  assert.equal(calls.length, 2);
+/** The outcome of `call`, answered and talked a minute as the scenario's clock stands, not completed. */
+const answered = (s: Scenario, call: ClaimedCall, callUuid = call.callUuid): CallOutcome => {
   const at = s.clock.now();
-  const outcome = (i: number, callUuid: string): CallOutcome => ({
-    callrequestId: calls[i].callrequestId,
+  return {
+    callrequestId: call.callrequestId,
     callUuid,
     campaignId: s.campaignId,
     userId: s.userId,
-    subscriberId: calls[i].subscriber.id,
+    subscriberId: call.subscriber.id,
     contactId: null,
-    phoneNumber: calls[i].subscriber.duplicate_contact,
-    callerId: calls[i].callerId,
+    phoneNumber: call.subscriber.duplicate_contact,
+    callerId: call.callerId,
     hangup: { cause: 16, causeName: 'NORMAL_CLEARING', startedAt: at, answeredAt: at, endedAt: new Date(at.getTime() + 60_000), duration: 60, billsec: 60 },
     amd: 'none',
     results: [],
     transfers: [],
     completed: false,
-  });
+  };
+};
+
+test(`outcomes written in one batch: one that fails leaves the other recorded and itself untouched (${dbLabel})`, async () => {
+  const s = await scenario(db, { numbers: ['+15550001', '+15550002'], user: { balance: '10', call_rate: '0.6' }, campaign: { next_call_at: '2026-01-05T08:59:59Z' } });
+  const { calls } = await claimCalls(s.engine.ctx, s.campaignId);
+  assert.equal(calls.length, 2);
+  const outcome = (i: number, callUuid: string) => answered(s, calls[i], callUuid);
   const writer = new OutcomeWriter(db, 6, { delayMs: 50 });
   // Both wait in the same batch; the second's CDR callid is too long for the column.
   const [good, bad] = await Promise.allSettled([writer.record(outcome(0, calls[0].callUuid)), writer.record(outcome(1, 'x'.repeat(100)))]);
@@ -187,6 +192,27 @@ test(`outcomes written in one batch: one that fails leaves the other recorded an
   assert.deepEqual((await subscriberRows(s.campaignId)).map((r) => r.status), [SubscriberStatus.Sent, SubscriberStatus.InProcess]);
   const [owner] = await db.select().from(users).where(eq(users.id, s.userId));
   assert.equal(Number(owner.balance), 9.4); // billed once, for the recorded call only
+});
+
+test(`a call its engine's fence hung up is written ENGINE_FENCED, its subscriber retried as recovery would, unless the call completed (${dbLabel})`, async () => {
+  const s = await scenario(db, { numbers: ['+15550001', '+15550002'], campaign: { next_call_at: '2026-01-05T08:59:59Z', maxretry: 1, intervalretry: 300 } });
+  const { calls } = await claimCalls(s.engine.ctx, s.campaignId);
+  assert.equal(calls.length, 2);
+  const closed = await recordOutcomes(db, [{ ...answered(s, calls[0]), fenced: true }, { ...answered(s, calls[1]), fenced: true, completed: true }], 0);
+  assert.deepEqual(closed, [], 'both written');
+  const requests = await queryRows<{ status: number; hangup_cause: string; disposition: string; billsec: number }>(
+    db,
+    sql`select r.status, r.hangup_cause, c.disposition, c.billsec from callrequests r join cdrs c on c.callrequest_id = r.id
+        where r.campaign_id = ${s.campaignId} order by r.id`,
+  );
+  assert.deepEqual(
+    requests.map((r) => [r.status, r.hangup_cause, r.disposition, r.billsec]),
+    [[CallRequestStatus.Success, 'ENGINE_FENCED', 'ANSWER', 60], [CallRequestStatus.Success, 'ENGINE_FENCED', 'ANSWER', 60]],
+    'the calls as they were, and why they ended',
+  );
+  const [cut, completed] = await subscriberRows(s.campaignId);
+  assert.deepEqual([cut.status, cut.reason, new Date(cut.next_attempt_at).toISOString()], [SubscriberStatus.Pending, 'ENGINE_FENCED', '2026-01-05T09:06:00.000Z'], 'retried by maxretry and intervalretry');
+  assert.equal(completed.status, SubscriberStatus.Completed, 'a call that reached a completed section is done');
 });
 
 test(`a claim capped below the pace says more is due, and the last one does not (${dbLabel})`, async () => {

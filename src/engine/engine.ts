@@ -88,7 +88,7 @@ export class Engine {
   /** PostgreSQL: the fence's watch (fenceTick), its last tick, and the heartbeat it waits for after a stall. */
   private fenceTimer?: NodeJS.Timeout;
   private lastFenceTick = 0;
-  private fenceHeld?: Promise<void>;
+  private fenceHeld = false;
   /** PostgreSQL: until then (performance.now()) this engine takes no other for dead; see beatNow(). */
   private holdRecoveryUntil = -Infinity;
   /** For the driver, just before a call goes out (OriginateRequest.mayDial): whether it is still this engine's to place. */
@@ -218,12 +218,11 @@ export class Engine {
     this.lastFenceTick = now;
     const silent = now - this.lastBeatSent;
     if (stalled) {
-      const held: Promise<void> = this.beatNow()
+      // Stalls close together share one heartbeat (beatNow), so the first answer ends the hold.
+      this.fenceHeld = true;
+      void this.beatNow()
         .catch(() => undefined)
-        .finally(() => {
-          if (this.fenceHeld === held) this.fenceHeld = undefined;
-        });
-      this.fenceHeld = held;
+        .finally(() => (this.fenceHeld = false));
       return;
     }
     if (silent > this.staleMs / 3) void this.beatNow().catch(() => undefined);

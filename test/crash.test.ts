@@ -11,9 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { AddressInfo } from 'node:net';
 import { type SQL, sql } from 'drizzle-orm';
-import smpp, { type Pdu } from 'smpp';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
 import { type Api, apiClient, reminderCalendar, simulatorCampaign } from './cli-process.ts';
 import { startSmsc } from './smsc.ts';
@@ -480,24 +478,16 @@ if (onPostgres) {
   });
 
   test('an engine stalled with SMS waiting for its SMPP throughput sends none of those another engine settled meanwhile (PostgreSQL, the smpp package\'s server)', { timeout: 240_000 }, async () => {
-    // The SMSC: the smpp package's server, answering every bind and submit_sm at once.
-    const submits: string[] = [];
-    const smsc = smpp.createServer((session) => {
-      session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('submit_sm', (pdu: Pdu) => session.send(pdu.response({ message_id: `m${submits.push(String(pdu.destination_addr))}` })));
-      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-      session.on('error', () => {});
-    });
-    await new Promise<void>((resolve) => smsc.listen(0, '127.0.0.1', () => resolve()));
+    // The SMSC answers every bind and submit_sm at once.
+    const smsc = await startSmsc();
     let campaignId = 0;
     const sentMessages = () => sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaignId} and status in ('sent', 'delivered')`;
     const claimedByA = ({ a }: Queued) => sql`select count(*)::int as n from sms_messages where engine_id like ${engineOf(a)} and status = 'unsent'`;
     try {
       await stalledWithQueue('stalled-sms', {
         async start(admin, alice) {
-          const port = (smsc.address() as AddressInfo).port;
           // One submit_sm a second: the messages claimed wait their turn in the driver.
-          const gateway = await admin('POST', '/rest-api/sms-gateway/', { name: 'smsc', driver: 'smpp', settings: { host: '127.0.0.1', port, system_id: 'dialer', password: 'pw', throughput: 1 } });
+          const gateway = await smsc.gateway(admin, { throughput: 1 });
           const book = await alice('POST', '/rest-api/phonebook/', { name: 'sms' });
           await alice('POST', '/rest-api/bulkcontact/', { phonebook_id: String(book.id), phoneno_list: Array.from({ length: 8 }, (_, i) => `+1203555${String(i).padStart(4, '0')}`).join(',') });
           const campaign = await alice('POST', '/rest-api/sms-campaigns/', {
@@ -507,19 +497,19 @@ if (onPostgres) {
           return { ended: async () => (await alice('GET', `/rest-api/sms-campaigns/${campaignId}/`)).status === 4 };
         },
         claimedByA,
-        queued: async (q) => submits.length >= 2 && (await q.count(claimedByA(q))) >= 3,
-        atStop: async ({ count }) => ({ before: submits.length, sentBefore: await count(sentMessages()) }),
+        queued: async (q) => smsc.submits() >= 2 && (await q.count(claimedByA(q))) >= 3,
+        atStop: async ({ count }) => ({ before: smsc.submits(), sentBefore: await count(sentMessages()) }),
         async check({ count, a, output }, { before, sentBefore }) {
           const settled = await count(sql`select count(*)::int as n from sms_messages where sms_campaign_id = ${campaignId} and error = 'ENGINE_RESTART'`);
           assert.ok(settled > 0, 'the stopped engine\'s messages were settled as ENGINE_RESTART');
           assert.equal(await count(sql`select count(*)::int as n from sms_subscribers where sms_campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
           const sentSince = (await count(sentMessages())) - sentBefore;
-          assert.equal(submits.length, before + sentSince, `the SMSC got the messages submitted before the stop and those sent since, no more:\n${output().slice(-3000)}`);
+          assert.equal(smsc.submits(), before + sentSince, `the SMSC got the messages submitted before the stop and those sent since, no more:\n${output().slice(-3000)}`);
           assert.match(a.output(), /was settled by another engine while this one was silent; not sent/);
         },
       });
     } finally {
-      await new Promise((resolve) => smsc.close(() => resolve(undefined)));
+      await smsc.close(undefined);
     }
   });
 }

@@ -34,12 +34,12 @@ export async function startSmsc(holding: () => boolean = () => false) {
     to,
     held,
     submits: () => submits,
-    /** Makes it an SMPP gateway of the server (admin's API). */
-    gateway: (admin: Api) =>
+    /** Makes it an SMPP gateway of the server (admin's API), with `settings` beside its address (`throughput` …). */
+    gateway: (admin: Api, settings: object = {}) =>
       admin('POST', '/rest-api/sms-gateway/', {
         name: 'smsc',
         driver: 'smpp',
-        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw' },
+        settings: { host: '127.0.0.1', port: (smsc.address() as AddressInfo).port, system_id: 'dialer', password: 'pw', ...settings },
       }),
     close: async (server: Server | undefined) => {
       if (server && server.child.exitCode === null && server.child.signalCode === null) {

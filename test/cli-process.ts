@@ -138,6 +138,20 @@ export function withoutUsingLine(stderr: string): string {
   return stderr.replace(/^campaign-dialer: using [^\n]*\n/, '');
 }
 
+/**
+ * Through the CLI, as an operator would: the admin `admin` (password `<admin>-pw`, who makes
+ * gateways) and alice (alice-pw, balance 100, who runs the campaigns). Fails on a non-zero exit.
+ */
+export async function createUsers(env: Env, admin = 'boss'): Promise<void> {
+  for (const args of [
+    ['--username', admin, '--password', `${admin}-pw`, '--admin'],
+    ['--username', 'alice', '--password', 'alice-pw', '--balance', '100'],
+  ]) {
+    const made = await run(['user', 'create', ...args], env);
+    assert.equal(made.code, 0, made.stderr);
+  }
+}
+
 /** A JSON request to a real server as one user: the answer's body; fails on a status other than 2xx. */
 export type Api = (method: string, url: string, body?: unknown) => Promise<any>;
 

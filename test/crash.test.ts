@@ -6,90 +6,24 @@
  * (and an API process) sharing one campaign. Everything is set up through the CLI and the API.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, openDatabase, queryRows } from '../src/db/database.ts';
-import { type Api, apiClient, reminderCalendar, simulatorCampaign } from './cli-process.ts';
+import { type Api, apiClient, createUsers, type Env, freshEnv, reminderCalendar, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { startSmsc } from './smsc.ts';
-import { basic, dbLabel, freshPostgresDatabase, onPostgres } from './helpers.ts';
+import { basic, dbLabel, onPostgres, until } from './helpers.ts';
 import { invitedCallIds, startTracedSipp } from './sip/peers.ts';
 
-const bin = path.resolve('bin/campaign-dialer.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-crash-'));
-const children: ChildProcess[] = [];
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-type Env = Record<string, string>;
 const adminAuth = basic('boss', 'boss-pw');
 
-/** A database of its own: a fresh DATA_DIR, and on PostgreSQL a fresh database too. */
-async function freshEnv(name: string): Promise<Env> {
-  const env: Env = { DATA_DIR: path.join(root, name), HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
-  if (!onPostgres) return env;
-  const { url, drop } = await freshPostgresDatabase();
-  after(drop);
-  return { ...env, DATABASE_URL: url };
-}
-
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-function spawnCli(args: string[], env: Env): Proc {
-  const { DATABASE_URL: _url, ...inherited } = process.env;
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env } });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return { child, output: () => out, exited };
-}
-
-/** Runs a CLI command to its end; fails on a non-zero exit. */
-async function cli(args: string[], env: Env): Promise<void> {
-  const p = spawnCli(args, env);
-  await p.exited;
-  assert.equal(p.child.exitCode, 0, `${args.join(' ')}:\n${p.output()}`);
-}
-
-/** An admin (who creates the gateway) and alice (who runs the campaign), through the CLI. */
-async function createUsers(env: Env): Promise<void> {
-  await cli(['user', 'create', '--username', 'boss', '--password', 'boss-pw', '--admin'], env);
-  await cli(['user', 'create', '--username', 'alice', '--password', 'alice-pw', '--balance', '100'], env);
-}
-
-/** Polls `check` every 200 ms until it returns a value, or fails after `ms` with `what`. */
-async function waitFor<T>(what: () => string, ms: number, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** `serve` with a role; waits until the API listens (role all/api) or the engine starts. */
-async function serve(env: Env, role = 'all'): Promise<Proc & { base: string }> {
-  const p = spawnCli(['serve', '--role', role], env);
-  const dead = () => p.child.exitCode !== null || p.child.signalCode !== null;
-  const pattern = role === 'engine' ? /starting \(role engine\)/ : /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
-  const m = await waitFor(p.output, 60_000, async () => {
-    if (dead()) throw new Error(`serve exited before starting:\n${p.output()}`);
-    return pattern.exec(p.output()) ?? undefined;
-  });
-  return { ...p, base: m[1] ?? '' };
-}
+/** A database of its own: DATA_DIR `name` under this file's directory, and on PostgreSQL a fresh database. */
+const envOf = (name: string): Promise<Env> => freshEnv(path.join(root, name));
 
 /** A simulator campaign of alice's (the gateway the admin's), started: simulatorCampaign in cli-process.ts. */
 const setUpCampaign = (base: string, opts: Omit<Parameters<typeof simulatorCampaign>[2], 'name'>): Promise<number> =>
@@ -97,7 +31,7 @@ const setUpCampaign = (base: string, opts: Omit<Parameters<typeof simulatorCampa
 
 /** The database the processes share, opened by the test (on PGlite: only while no process runs). */
 const openShared = (env: Env): Promise<Database> =>
-  openDatabase(env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR });
+  openDatabase(env.DATABASE_URL ? { url: env.DATABASE_URL, poolSize: 2 } : { dataDir: env.DATA_DIR as string });
 
 interface Row {
   subscriber_id: number;
@@ -114,9 +48,9 @@ const dialledTwice = (db: Database['db'], campaignId: number) =>
   );
 
 test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RESTART failures and nobody is dialled twice (${dbLabel})`, async (t) => {
-  const env = await freshEnv('kill');
+  const env = await envOf('kill');
   await createUsers(env);
-  const first = await serve(env);
+  const first = await startServe(env);
   const campaignId = await setUpCampaign(first.base, {
     contacts: 20,
     // Every call rings 4 s then plays a 1 s message: calls are in flight when the process dies.
@@ -124,37 +58,36 @@ test(`after kill -9 mid-campaign and a restart, calls in flight end as ENGINE_RE
     campaign: { frequency: 300, maxretry: 1, intervalretry: 3600 },
   });
   const api = apiClient(first.base, basic('alice', 'alice-pw'));
-  const calling = await waitFor(first.output, 30_000, async () => {
+  let calling: number[] = [];
+  await until(first.output, 30_000, async () => {
     const page = await api('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7&page_size=1000`);
-    return page.count >= 3 ? (page.results as { id: number }[]).map((r) => r.id) : undefined;
+    calling = (page.results as { id: number }[]).map((r) => r.id);
+    return page.count >= 3;
   });
   first.child.kill('SIGKILL');
   await first.exited;
   if (!onPostgres) {
-    const lock = JSON.parse(fs.readFileSync(path.join(env.DATA_DIR, 'campaign-dialer.lock'), 'utf8')) as { pid: number };
+    const lock = JSON.parse(fs.readFileSync(path.join(env.DATA_DIR as string, 'campaign-dialer.lock'), 'utf8')) as { pid: number };
     assert.equal(lock.pid, first.child.pid, 'the killed process left its lock file behind');
   }
 
   // The restart takes over the dead process's lock (PGlite) and recovers its calls.
   const restartedAt = Date.now();
-  const second = await serve(env);
+  const second = await startServe(env);
   const api2 = apiClient(second.base, basic('alice', 'alice-pw'));
   // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
   // Settled: every subscriber dialled once, none IN_PROCESS, no call CALLING.
   type Sub = { status: number; count_attempt: number };
   const subscribersOf = (): Promise<Sub[]> => api2('GET', `/rest-api/subscriber-list/?campaign_id=${campaignId}`);
-  await waitFor(second.output, 90_000, async () => {
+  const settling = async () => `${second.output().slice(-3000)}\nsubscribers: ${JSON.stringify((await subscribersOf()).map((s) => [s.status, s.count_attempt]))}`;
+  await until(settling, 90_000, async () => {
     const subs = await subscribersOf();
     const open = await api2('GET', `/rest-api/callrequest/?campaign_id=${campaignId}&status=7`);
     return subs.length === 20 && open.count === 0 && subs.every((s) => s.status !== 6 && s.count_attempt > 0);
-  }).catch(async (err: Error) => {
-    const subs = await subscribersOf();
-    throw new Error(`${err.message.slice(-3000)}\nsubscribers: ${JSON.stringify(subs.map((s) => [s.status, s.count_attempt]))}`);
   });
   t.diagnostic(`${calling.length} calls CALLING at the kill; settled ${Date.now() - restartedAt} ms after the restart`);
   // The retries (due an hour later) keep the killed calls' subscribers PENDING: stop and read.
-  second.child.kill('SIGTERM');
-  await second.exited;
+  await stop(second);
   assert.match(second.output(), /closed \d+ call\(s\) left in flight/, second.output());
 
   const database = await openShared(env);
@@ -200,9 +133,9 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
   let holding = true;
   const smsc = await startSmsc(() => holding);
   try {
-    const env = await freshEnv('reminder');
+    const env = await envOf('reminder');
     await createUsers(env);
-    const first = await serve(env);
+    const first = await startServe(env);
     const gateway = await smsc.gateway(apiClient(first.base, adminAuth));
     // One retry, a second after a failure: a reminder taken for not sent would go again at once.
     const alarm = await (await reminderCalendar(apiClient(first.base, basic('alice', 'alice-pw')), { sms_gateway: gateway.id }))({
@@ -211,17 +144,17 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
       maxretry: 1,
       retry_delay: 1,
     });
-    await waitFor(first.output, 30_000, async () => smsc.held.length === 1);
+    await until(first.output, 30_000, async () => smsc.held.length === 1);
     first.child.kill('SIGKILL');
     await first.exited;
     holding = false;
 
     const restartedAt = Date.now();
-    const second = await serve(env);
+    const second = await startServe(env);
     const alice2 = apiClient(second.base, basic('alice', 'alice-pw'));
     const requests = async () => (await alice2('GET', `/rest-api/alarm-request/?alarm=${alarm.id}`)).results as { status: number; detail: string }[];
     // PGlite recovers at start; PostgreSQL once the dead engine's heartbeat is stale (15 s).
-    await waitFor(
+    await until(
       () => `${second.output().slice(-3000)}\nsubmits: ${JSON.stringify([...smsc.to])}`,
       90_000,
       async () => (await requests())[0]?.status === 3,
@@ -238,8 +171,7 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
     await new Promise((resolve) => setTimeout(resolve, 3000));
     assert.deepEqual([...smsc.to.entries()], [['12035550100', 1]], 'the SMSC got the reminder once');
     assert.equal((await requests()).length, 1, 'no attempt since');
-    second.child.kill('SIGTERM');
-    await second.exited;
+    await stop(second);
   } finally {
     await smsc.close(undefined);
   }
@@ -247,14 +179,14 @@ test(`after kill -9 while an appointment reminder SMS waits for the SMSC's answe
 
 if (onPostgres) {
   test('two engine processes and an API process on one PostgreSQL share a campaign without dialling anyone twice (PostgreSQL)', async () => {
-    const env = await freshEnv('pair');
+    const env = await envOf('pair');
     await createUsers(env);
-    const apiProc = await serve(env, 'api');
-    const engines = await Promise.all([serve(env, 'engine'), serve(env, 'engine')]);
+    const apiProc = await startServe(env, 'api');
+    const engines = await Promise.all([startServe(env, 'engine'), startServe(env, 'engine')]);
     const database = await openShared(env);
     try {
       const db = database.db;
-      await waitFor(() => engines.map((e) => e.output()).join('\n'), 30_000, async () => {
+      await until(() => engines.map((e) => e.output()).join('\n'), 30_000, async () => {
         const [n] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`);
         return n.n >= 2;
       });
@@ -264,7 +196,7 @@ if (onPostgres) {
         campaign: { frequency: 6000, maxretry: 1, intervalretry: 1, calltimeout: 2, end_when_done: true },
       });
       const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
-      await waitFor(() => engines.map((e) => e.output()).join('\n'), 90_000, async () => {
+      await until(() => engines.map((e) => e.output()).join('\n'), 90_000, async () => {
         const campaign = await api('GET', `/rest-api/campaigns/${campaignId}/`);
         return campaign.status === 4;
       });
@@ -299,16 +231,16 @@ if (onPostgres) {
    * count_attempt the calls placed, and each call written once: one A-leg CDR and one
    * call.completed. Returns the calls closed as ENGINE_RESTART.
    */
-  const stalledPair = async (name: string, stall: (engines: Proc[]) => Promise<void>, log?: RegExp, settings: Env = {}): Promise<{ restarted: number; output: string }> => {
-    const env = { ...(await freshEnv(name)), ...settings };
+  const stalledPair = async (name: string, stall: (engines: Server[]) => Promise<void>, log?: RegExp, settings: Env = {}): Promise<{ restarted: number; output: string }> => {
+    const env = { ...(await envOf(name)), ...settings };
     await createUsers(env);
-    const apiProc = await serve(env, 'api');
-    const engines = await Promise.all([serve(env, 'engine'), serve(env, 'engine')]);
+    const apiProc = await startServe(env, 'api');
+    const engines = await Promise.all([startServe(env, 'engine'), startServe(env, 'engine')]);
     const output = () => engines.map((e) => e.output()).join('\n');
     const database = await openShared(env);
     try {
       const db = database.db;
-      await waitFor(output, 30_000, async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`))[0].n >= 2);
+      await until(output, 30_000, async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from engine_heartbeats`))[0].n >= 2);
       const campaignId = await setUpCampaign(apiProc.base, {
         contacts: 20,
         // Ten calls a second, each ringing 3 s then playing a 1 s message: the claims spread over
@@ -317,13 +249,13 @@ if (onPostgres) {
         campaign: { frequency: 600, maxretry: 1, intervalretry: 1, end_when_done: true },
       });
       // Both engines have calls up.
-      await waitFor(output, 30_000, async () => {
+      await until(output, 30_000, async () => {
         const rows = await queryRows<{ engine_id: string }>(db, sql`select distinct engine_id from callrequests where campaign_id = ${campaignId} and status = 7`);
         return engines.every((e) => rows.some((r) => r.engine_id.includes(`-${e.child.pid}-`)));
       });
       await stall(engines);
       const api = apiClient(apiProc.base, basic('alice', 'alice-pw'));
-      await waitFor(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
+      await until(output, 120_000, async () => (await api('GET', `/rest-api/campaigns/${campaignId}/`)).status === 4);
       const count = async (query: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(db, query))[0].n;
       const calls = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId}`);
       assert.equal(await count(sql`select count(*)::int as n from subscribers where campaign_id = ${campaignId} and status not in (4, 5, 8)`), 0, 'every subscriber final');
@@ -338,7 +270,7 @@ if (onPostgres) {
       assert.equal(await count(sql`select count(*)::int as n from events where type = 'call.completed' and campaign_id = ${campaignId}`), calls, 'one call.completed a call');
       const restarted = await count(sql`select count(*)::int as n from callrequests where campaign_id = ${campaignId} and hangup_cause = 'ENGINE_RESTART'`);
       // A line an engine logs at its next heartbeat, which may come after the campaign's end.
-      if (log) await waitFor(output, 15_000, async () => log.test(output()));
+      if (log) await until(output, 15_000, async () => log.test(output()));
       return { restarted, output: output() };
     } finally {
       await database.close();
@@ -378,7 +310,7 @@ if (onPostgres) {
   interface Queued {
     db: Database['db'];
     count: (query: SQL) => Promise<number>;
-    a: Proc;
+    a: Server;
     output: () => string;
   }
 
@@ -400,10 +332,10 @@ if (onPostgres) {
       check: (q: Queued, atStop: T) => Promise<void>;
     },
   ): Promise<void> => {
-    const env = await freshEnv(name);
+    const env = await envOf(name);
     await createUsers(env);
-    const apiProc = await serve(env, 'api');
-    const a = await serve(env, 'engine');
+    const apiProc = await startServe(env, 'api');
+    const a = await startServe(env, 'engine');
     const procs = [apiProc, a];
     const output = () => procs.map((p) => p.output()).join('\n');
     const database = await openShared(env);
@@ -411,14 +343,14 @@ if (onPostgres) {
       const db = database.db;
       const q: Queued = { db, a, output, count: async (query) => (await queryRows<{ n: number }>(db, query))[0].n };
       const { ended } = await steps.start(apiClient(apiProc.base, adminAuth), apiClient(apiProc.base, basic('alice', 'alice-pw')));
-      await waitFor(output, 30_000, () => steps.queued(q));
+      await until(output, 30_000, () => steps.queued(q));
       a.child.kill('SIGSTOP');
       await new Promise((resolve) => setTimeout(resolve, 500));
       const atStop = await steps.atStop(q);
-      procs.push(await serve(env, 'engine'));
-      await waitFor(output, 60_000, async () => (await q.count(steps.claimedByA(q))) === 0);
+      procs.push(await startServe(env, 'engine'));
+      await until(output, 60_000, async () => (await q.count(steps.claimedByA(q))) === 0);
       a.child.kill('SIGCONT');
-      await waitFor(output, 120_000, ended);
+      await until(output, 120_000, ended);
       await new Promise((resolve) => setTimeout(resolve, 3000));
       await steps.check(q, atStop);
     } finally {
@@ -430,7 +362,7 @@ if (onPostgres) {
   };
 
   /** A's pid as it appears in its engine id (host-pid-random). */
-  const engineOf = (a: Proc) => `%-${a.child.pid}-%`;
+  const engineOf = (a: Server) => `%-${a.child.pid}-%`;
 
   test('an engine stalled with calls waiting in its sip driver\'s CPS queue sends none of those another engine closed meanwhile (PostgreSQL, sipp)', { timeout: 240_000 }, async () => {
     const { sipp, messages, trace } = await startTracedSipp('carrier.xml', root, path.join(root, 'stalled-queue-sipp.log'));

@@ -22,7 +22,7 @@ import { after, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { type Api, apiClient, reminderCalendar, run, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
+import { type Api, apiClient, createUsers, reminderCalendar, type Server, simulatorCampaign, startServe, stop } from './cli-process.ts';
 import { basic, freePort, onPostgres, settledWithin, until } from './helpers.ts';
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts';
 import { cutAfterCommit } from './pg-cut-proxy.ts';
@@ -44,13 +44,7 @@ async function setUp(name: string): Promise<{ cluster: PostgresCluster; env: Rec
   await admin.end();
   const url = cluster.adminUrl.replace(/\/postgres$/, `/${name}`);
   const env = { DATABASE_URL: url, DATA_DIR: path.join(root, name) };
-  for (const args of [
-    ['--username', 'admin', '--password', 'admin-pw', '--admin'],
-    ['--username', 'alice', '--password', 'alice-pw', '--balance', '100'],
-  ]) {
-    const made = await run(['user', 'create', ...args], env);
-    assert.equal(made.code, 0, made.stderr);
-  }
+  await createUsers(env, 'admin');
   const query = async (text: string) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();

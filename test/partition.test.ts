@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { type SQL, sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/database.ts';
-import { type Api, apiClient, type Env, freshEnv, run, type Server, simulatorCampaign, startServe } from './cli-process.ts';
+import { type Api, apiClient, type Env, createUsers, freshEnv, type Server, simulatorCampaign, startServe } from './cli-process.ts';
 import { basic, onPostgres, until } from './helpers.ts';
 import { partitionProxy } from './pg-cut-proxy.ts';
 import { invitedCallIds, type SipMessage, startTracedSipp } from './sip/peers.ts';
@@ -54,13 +54,7 @@ async function partitioned(
   const url = new URL(env.DATABASE_URL as string);
   const proxy = await partitionProxy(Number(url.port));
   url.port = String(proxy.port);
-  for (const args of [
-    ['--username', 'boss', '--password', 'boss-pw', '--admin'],
-    ['--username', 'alice', '--password', 'alice-pw', '--balance', '100'],
-  ]) {
-    const made = await run(['user', 'create', ...args], env);
-    assert.equal(made.code, 0, made.stderr);
-  }
+  await createUsers(env);
   const procs = [await startServe(env, 'api')];
   const database = await openDatabase({ url: env.DATABASE_URL as string, poolSize: 2 });
   try {

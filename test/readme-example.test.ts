@@ -13,17 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { basic, freshPostgresDatabase, onPostgres } from './helpers.ts';
-
-const marker = '<!-- worked-example:';
-
-/** The fenced `sh` block right after the README's worked-example marker. */
-function workedExample(readme: string): string {
-  const at = readme.indexOf(marker);
-  assert.ok(at >= 0, 'README.md has no worked-example marker');
-  const m = /```sh\n([\s\S]*?)\n```/.exec(readme.slice(at));
-  assert.ok(m, 'no ```sh block after the worked-example marker');
-  return m[1];
-}
+import { readmeBlock } from './readme.ts';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -70,7 +60,7 @@ test('the README worked example runs as written against a fresh server, and the 
   const password = found[1];
   assert.ok(!stdout.includes(password), 'the password is in the log');
 
-  const example = workedExample(fs.readFileSync('README.md', 'utf8'));
+  const example = readmeBlock('<!-- worked-example:', 'sh');
   const replay = await run('bash', ['-e', '-o', 'pipefail', '-c', example], { ...inherited, DIALER_URL: base, DIALER_PASSWORD: password });
   assert.equal(replay.code, 0, `${replay.stdout}\n${replay.stderr}\n${stdout}`);
 

@@ -9,13 +9,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { buildApp } from '../src/app.ts';
-import { verify } from '../src/webhooks/signature.ts';
+import { sign, verify } from '../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { sql } from 'drizzle-orm';
 import { appendEvents, EventType, pruneEvents } from '../src/campaign/events.ts';
 import { type Listener, queryRows } from '../src/db/database.ts';
 import { makeGateway, makePhonebook, makeSurvey, makeUser, unique } from './factories.ts';
 import { call, dbLabel, eventually, logCaughtUp, streamEvents, testConfig, testDatabase, testLogger } from './helpers.ts';
+import { readmeSignatureCheck } from './readme.ts';
 
 // Registered before the database's own after hook (they run in order): the dispatcher and the
 // app, which LISTEN on the database, stop before it closes.
@@ -32,6 +33,8 @@ const alice = await makeUser(db);
 const bob = await makeUser(db);
 const gateway = (await makeGateway(db)).id;
 const survey = await makeSurvey(db, alice.id);
+/** The README's signature check, as an integrator copies it. */
+const readmeVerified = await readmeSignatureCheck();
 
 /** A loopback receiver: records what it is sent; `failFirst` answers 500 that many times. */
 async function receiver(failFirst = 0) {
@@ -147,6 +150,7 @@ describe(`webhooks (${dbLabel})`, () => {
     const seen = new Map<string, { type: string; data: { campaign: string; why?: string } }>();
     for (const { headers, body } of r.got) {
       assert.ok(verify(hook.secret, body, String(headers['dialer-signature'])), 'signature verifies');
+      assert.ok(readmeVerified(hook.secret, body, String(headers['dialer-signature'])), "the README's check verifies it too");
       const event = JSON.parse(body);
       assert.equal(headers['dialer-event-id'], event.id);
       if (!seen.has(event.id)) seen.set(event.id, event);
@@ -158,6 +162,14 @@ describe(`webhooks (${dbLabel})`, () => {
     );
     assert.equal(mine[3].data.why, 'by user');
     assert.ok(!verify('whsec_other', r.got[0].body, String(r.got[0].headers['dialer-signature'])), 'another secret does not verify');
+    const [first] = r.got;
+    const header = String(first.headers['dialer-signature']);
+    assert.ok(!readmeVerified('whsec_other', first.body, header), "the README's check refuses another secret");
+    assert.ok(!readmeVerified(hook.secret, first.body.replace('campaign.', 'campaign_'), header), "the README's check refuses a changed body");
+    // A true signature made 301 s ago: a replay, refused for its age alone.
+    const old = sign(hook.secret, first.body, Math.floor(Date.now() / 1000) - 301);
+    assert.ok(readmeVerified(hook.secret, first.body, old, 600), "the README's check takes it within a longer tolerance");
+    assert.ok(!readmeVerified(hook.secret, first.body, old), "the README's check refuses it at its default 300 s");
   });
 
   test('a receiver down for a while then up receives everything, in order', async () => {

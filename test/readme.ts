@@ -28,7 +28,7 @@ export async function readmeSignatureCheck(): Promise<SignatureCheck> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-'));
   const file = path.join(dir, 'verify.mjs');
   try {
-    fs.writeFileSync(file, `${readmeBlock('Verifying a signature (Node):', 'js')}\nexport { verified };\n`);
+    fs.writeFileSync(file, `${readmeBlock('Verifying a signature (Node', 'js')}\nexport { verified };\n`);
     const loaded = (await import(pathToFileURL(file).href)) as { verified?: SignatureCheck };
     assert.equal(typeof loaded.verified, 'function', "the README's signature block defines no function `verified`");
     return loaded.verified as SignatureCheck;

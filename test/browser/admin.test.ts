@@ -6,12 +6,12 @@
  * PostgreSQL database); screenshots under test-output/screenshots/ (look at them).
  */
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from '../cli-process.ts';
 import { basic, dbLabel } from '../helpers.ts';
+import { readmeSignatureCheck } from '../readme.ts';
 import { browserHarness, PHONE, refused, startPauseResumeAbort } from './harness.ts';
 
 const admin = basic('admin', 'admin-pw');
@@ -32,11 +32,8 @@ function receiver() {
   return { srv, got };
 }
 
-function signatureValid(secret: string, body: string, header: string): boolean {
-  const { t, v1 } = Object.fromEntries(header.split(',').map((kv) => kv.split('='))) as { t: string; v1: string };
-  const expected = crypto.createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
-  return v1 === expected;
-}
+/** The README's signature check, as an integrator copies it: the secret the console shows once must verify with it. */
+const signatureValid = await readmeSignatureCheck();
 
 describe(`the console's management pages in Chromium (${dbLabel})`, () => {
   const ui = browserHarness({ name: 'admin', env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, shotPrefix: 'admin-' });

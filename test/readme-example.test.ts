@@ -8,12 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
-import { basic, freshPostgresDatabase, onPostgres } from './helpers.ts';
-import { readmeBlock } from './readme.ts';
+import { test } from 'node:test';
+import { basic } from './helpers.ts';
+import { readmeBlock, startServerAsUser } from './readme.ts';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -27,42 +24,14 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{
 }
 
 test('the README worked example runs as written against a fresh server, and the log says what the engine did', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-'));
-  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const database = onPostgres ? await freshPostgresDatabase() : undefined;
-  if (database) after(database.drop);
-  const { DATABASE_URL: _u, DIALER_ADMIN_PASSWORD: _p, ...inherited } = process.env;
-  const env = { ...inherited, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...(database ? { DATABASE_URL: database.url } : {}) };
-
-  const server = spawn(process.execPath, [path.resolve('bin/campaign-dialer.js'), 'serve'], { env });
-  after(() => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  server.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen in 120 s:\n${stdout}\n${stderr}`)), 120_000);
-    server.stdout.on('data', (d) => {
-      stdout += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-
+  const { base, password, env, server, stdout: out, stderr: err, exited } = await startServerAsUser();
   // The first start's password: a block of its own on stderr, in no log line.
-  const found = /^ {2}First start: created user "admin" with password (\S+)$/m.exec(stderr);
-  assert.ok(found, stderr);
-  const password = found[1];
-  assert.ok(!stdout.includes(password), 'the password is in the log');
+  assert.ok(!out().includes(password), 'the password is in the log');
+  const { DATA_DIR: _d, DATABASE_URL: _u, LOG_LEVEL: _l, PORT: _p, ...inherited } = env;
 
   const example = readmeBlock('<!-- worked-example:', 'sh');
   const replay = await run('bash', ['-e', '-o', 'pipefail', '-c', example], { ...inherited, DIALER_URL: base, DIALER_PASSWORD: password });
-  assert.equal(replay.code, 0, `${replay.stdout}\n${replay.stderr}\n${stdout}`);
+  assert.equal(replay.code, 0, `${replay.stdout}\n${replay.stderr}\n${out()}`);
 
   // What the example made, read back as a client would.
   const auth = { authorization: basic('admin', password) };
@@ -78,7 +47,8 @@ test('the README worked example runs as written against a fresh server, and the 
   assert.deepEqual(subscribers.map((x) => x.status), [8, 8, 8], JSON.stringify(subscribers));
 
   server.kill('SIGTERM');
-  assert.equal(await exited, 0, stderr);
+  assert.equal(await exited, 0, err());
+  const stdout = out();
   // Not a terminal: one JSON object per line, and the engine's lines for the campaign.
   const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
   const engineLines = lines.map((l) => l.msg).filter((m) => m.startsWith(`campaign ${campaign.id} `));

@@ -12,11 +12,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { basic } from './helpers.ts';
+import { basic, onPostgres } from './helpers.ts';
 import { readmeBlock, startServerAsUser } from './readme.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const { base, password, env } = await startServerAsUser();
+const { base, password, env, server } = await startServerAsUser();
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-cwd-'));
 const admin = { authorization: basic('admin', password) };
 
@@ -58,7 +58,7 @@ const SEPARATOR = '\n\u001e\n';
  * directory, from which the command line finds the running server through its DATA_DIR, as the
  * README's "While a server runs" says. A command that fails stops the block.
  */
-function runBlock(block: string, fill: Record<string, string> = {}, cwd = workDir): string[] {
+function runBlock(block: string, fill: Record<string, string> = {}, cwd = workDir): string[] & { stderr: string } {
   const filled = commandsOf(block).map((command) => {
     let text = command.replaceAll('http://127.0.0.1:8000', base).replaceAll('http://localhost:8000', base).replaceAll('PASSWORD', password);
     for (const [blank, value] of Object.entries(fill)) text = text.replaceAll(blank, value);
@@ -74,7 +74,7 @@ function runBlock(block: string, fill: Record<string, string> = {}, cwd = workDi
   assert.equal(result.status, 0, `${script}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
   const outputs = result.stdout.split(SEPARATOR);
   assert.equal(outputs.length, filled.length, result.stdout);
-  return outputs;
+  return Object.assign(outputs, { stderr: result.stderr });
 }
 
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
@@ -88,6 +88,9 @@ test("the Quick start's commands: the API root, a user and a token by the comman
   const rootLinks = json(first[0]);
   assert.equal(rootLinks.campaigns, `${base}/rest-api/campaigns/`, first[0]);
   assert.equal(rootLinks.phonebook, `${base}/rest-api/phonebook/`, first[0]);
+  // Handed to the server, and says so (README, "Command line"): on PostgreSQL it connects beside it.
+  const which = onPostgres ? /^campaign-dialer: using PostgreSQL at 127\.0\.0\.1:5432\/\w+$/m : new RegExp(`^campaign-dialer: using the embedded database in ${env.DATA_DIR} \\(server pid ${server.pid}\\)$`, 'm');
+  assert.match(first.stderr, which, first.stderr);
   const key = first[2].trim().split('\n').at(-1) ?? '';
   assert.match(key, /^\S{20,}$/, `token create printed: ${first[2]}`);
 

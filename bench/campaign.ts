@@ -148,19 +148,35 @@ export async function check(db: Database, f: Fixture, id: number, n: number): Pr
   }
 }
 
-/** Where the WAL is and how many checkpoints ran: what a timed write cost beyond its own time. */
-export async function walState(db: Database): Promise<{ lsn: string; checkpoints: number }> {
-  return one<{ lsn: string; checkpoints: number }>(
+/**
+ * Where the WAL is, how many checkpoints ran, and how many transactions committed in this
+ * database and WAL flushes (fsync) the server made: what a timed write cost beyond its own time,
+ * and in how many commits and flushes it was made (a campaign whose calls commit in smaller
+ * groups pays more a call for each).
+ */
+interface WalState {
+  lsn: string;
+  checkpoints: number;
+  commits: number;
+  syncs: number;
+}
+
+export async function walState(db: Database): Promise<WalState> {
+  return one<WalState>(
     db,
-    sql`select pg_current_wal_lsn()::text as lsn, (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+    sql`select pg_current_wal_lsn()::text as lsn, (select (checkpoints_timed + checkpoints_req)::int from pg_stat_bgwriter) as checkpoints,
+          (select xact_commit::float8 from pg_stat_database where datname = current_database()) as commits,
+          (select wal_sync::float8 from pg_stat_wal) as syncs`,
   );
 }
 
-export async function walSince(db: Database, before: { lsn: string; checkpoints: number }): Promise<{ mb: number; checkpoints: number }> {
-  const now = await one<{ bytes: string; checkpoints: number }>(
+export async function walSince(db: Database, before: WalState): Promise<{ mb: number; checkpoints: number; commits: number; syncs: number }> {
+  const now = await one<WalState & { bytes: string }>(
     db,
     sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before.lsn}::pg_lsn)::text as bytes,
-          (checkpoints_timed + checkpoints_req)::int as checkpoints from pg_stat_bgwriter`,
+          (select (checkpoints_timed + checkpoints_req)::int from pg_stat_bgwriter) as checkpoints,
+          (select xact_commit::float8 from pg_stat_database where datname = current_database()) as commits,
+          (select wal_sync::float8 from pg_stat_wal) as syncs`,
   );
-  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints };
+  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints, commits: now.commits - before.commits, syncs: now.syncs - before.syncs };
 }

@@ -215,7 +215,11 @@ async function main(): Promise<void> {
       const written = await walSince(db, wal);
       await check(db, f, id, size);
       await engine.stop();
-      const split = `${spent.text}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}`;
+      // pg_stat_database's commits lag by up to a stats flush (~1 s at most): a rounding at this size.
+      const perCall = (n: number) => fmt(n / size, 3);
+      const split =
+        `${spent.text}; WAL ${fmt(written.mb)} MB, ${written.checkpoints} checkpoint${written.checkpoints === 1 ? '' : 's'}; ` +
+        `${fmt(written.commits)} commits (${perCall(written.commits)} a call), ${fmt(written.syncs)} WAL flushes (${perCall(written.syncs)} a call)`;
       return { ...result, split, size, cpu: spent.seconds } satisfies Measured;
     };
     const show = (what: string, run: Measured, note = '') => {

@@ -148,12 +148,6 @@ export async function check(db: Database, f: Fixture, id: number, n: number): Pr
   }
 }
 
-/**
- * Where the WAL is, how many checkpoints ran, and how many transactions committed in this
- * database and WAL flushes (fsync) the server made: what a timed write cost beyond its own time,
- * and in how many commits and flushes it was made (a campaign whose calls commit in smaller
- * groups pays more a call for each).
- */
 interface WalState {
   lsn: string;
   checkpoints: number;
@@ -161,6 +155,12 @@ interface WalState {
   syncs: number;
 }
 
+/**
+ * Where the WAL is, how many checkpoints ran, and how many transactions committed in this
+ * database and WAL flushes (fsync) the server made: what a timed write cost beyond its own time,
+ * and in how many commits and flushes it was made (a campaign whose calls commit in smaller
+ * groups pays more a call for each).
+ */
 export async function walState(db: Database): Promise<WalState> {
   return one<WalState>(
     db,

@@ -11,13 +11,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { basic, onPostgres } from './helpers.ts';
 import { readmeBlock, startServerAsUser } from './readme.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { base, password, env, server } = await startServerAsUser();
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-cwd-'));
+after(() => fs.rmSync(workDir, { recursive: true, force: true }));
 const admin = { authorization: basic('admin', password) };
 
 /**

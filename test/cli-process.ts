@@ -73,7 +73,11 @@ export function run(args: string[], env: Env, cwd?: string): Promise<Run> {
 export interface Server {
   child: ChildProcess;
   base: string;
+  /** stdout and stderr as they came, interleaved. */
   output: () => string;
+  /** Each stream alone (the log is stdout; the first start's password block is stderr). */
+  stdout: () => string;
+  stderr: () => string;
   exited: Promise<number | null>;
 }
 
@@ -85,8 +89,10 @@ export async function startServe(env: Env, role?: 'all' | 'api' | 'engine'): Pro
   const child = spawn(bin, role ? ['serve', '--role', role] : ['serve'], { env: childEnv(env) });
   servers.add(child);
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => ((out += d), (stdout += d)));
+  child.stderr.on('data', (d) => ((out += d), (stderr += d)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const ready = role === 'engine' ? /starting \(role engine\)()/ : /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
   const base = await new Promise<string>((resolve, reject) => {
@@ -101,7 +107,7 @@ export async function startServe(env: Env, role?: 'all' | 'api' | 'engine'): Pro
     });
     void exited.then((code) => reject(new Error(`serve exited (${code}) before starting:\n${out}`)));
   });
-  return { child, base, output: () => out, exited };
+  return { child, base, output: () => out, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 /**

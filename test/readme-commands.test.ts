@@ -14,12 +14,16 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { basic, onPostgres } from './helpers.ts';
 import { readmeBlock, startServerAsUser } from './readme.ts';
+import { request } from './cli-process.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const { base, password, env, server } = await startServerAsUser();
+const server = await startServerAsUser();
+const { base, password, env } = server;
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-cwd-'));
 after(() => fs.rmSync(workDir, { recursive: true, force: true }));
-const admin = { authorization: basic('admin', password) };
+const admin = basic('admin', password);
+/** A GET as the admin, its JSON body. */
+const read = async (url: string) => (await request(server, 'GET', url, admin)).body;
 
 /**
  * A block's commands, one per entry: a command runs on while a quote is open or a line ends with
@@ -50,6 +54,13 @@ function commandsOf(block: string): string[] {
   return commands;
 }
 
+/** A command with the reader's blanks filled in: the address, `PASSWORD`, and `fill`'s own. */
+function fillIn(command: string, fill: Record<string, string> = {}): string {
+  let text = command.replaceAll('http://127.0.0.1:8000', base).replaceAll('http://localhost:8000', base).replaceAll('PASSWORD', password);
+  for (const [blank, value] of Object.entries(fill)) text = text.replaceAll(blank, value);
+  return text;
+}
+
 const SEPARATOR = '\n\u001e\n';
 
 /**
@@ -60,11 +71,7 @@ const SEPARATOR = '\n\u001e\n';
  * README's "While a server runs" says. A command that fails stops the block.
  */
 function runBlock(block: string, fill: Record<string, string> = {}, cwd = workDir): string[] & { stderr: string } {
-  const filled = commandsOf(block).map((command) => {
-    let text = command.replaceAll('http://127.0.0.1:8000', base).replaceAll('http://localhost:8000', base).replaceAll('PASSWORD', password);
-    for (const [blank, value] of Object.entries(fill)) text = text.replaceAll(blank, value);
-    return text;
-  });
+  const filled = commandsOf(block).map((command) => fillIn(command, fill));
   const script = filled.join(`\nprintf '${SEPARATOR.replaceAll('\n', '\\n').replace('\u001e', '\\036')}'\n`);
   const result = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
     cwd,
@@ -90,7 +97,7 @@ test("the Quick start's commands: the API root, a user and a token by the comman
   assert.equal(rootLinks.campaigns, `${base}/rest-api/campaigns/`, first[0]);
   assert.equal(rootLinks.phonebook, `${base}/rest-api/phonebook/`, first[0]);
   // Handed to the server, and says so (README, "Command line"): on PostgreSQL it connects beside it.
-  const which = onPostgres ? /^campaign-dialer: using PostgreSQL at 127\.0\.0\.1:5432\/\w+$/m : new RegExp(`^campaign-dialer: using the embedded database in ${env.DATA_DIR} \\(server pid ${server.pid}\\)$`, 'm');
+  const which = onPostgres ? /^campaign-dialer: using PostgreSQL at 127\.0\.0\.1:5432\/\w+$/m : new RegExp(`^campaign-dialer: using the embedded database in ${env.DATA_DIR} \\(server pid ${server.child.pid}\\)$`, 'm');
   assert.match(first.stderr, which, first.stderr);
   const key = first[2].trim().split('\n').at(-1) ?? '';
   assert.match(key, /^\S{20,}$/, `token create printed: ${first[2]}`);
@@ -103,13 +110,13 @@ test("the Quick start's commands: the API root, a user and a token by the comman
   assert.equal(typeof bobsKey, 'string', rest[2]);
 
   // What the commands made, read back through the API.
-  const accounts = (await (await fetch(`${base}/rest-api/accounts/`, { headers: admin })).json()) as { results: { id: number; username: string; balance: string; call_rate: string }[] };
+  const accounts = (await read('/rest-api/accounts/')) as { results: { id: number; username: string; balance: string; call_rate: string }[] };
   const alice = accounts.results.find((a) => a.username === 'alice');
   assert.ok(alice, JSON.stringify(accounts));
   assert.equal(alice.id, 2, 'alice is account 2, as the contact caps example below expects');
   assert.equal(Number(alice.balance), 100, JSON.stringify(alice));
   assert.equal(Number(alice.call_rate), 0.02, JSON.stringify(alice));
-  const asBob = await fetch(`${base}/rest-api/users/`, { headers: { authorization: `Token ${bobsKey as string}` } });
+  const asBob = await request(server, 'GET', '/rest-api/users/', `Token ${bobsKey as string}`);
   assert.equal(asBob.status, 200, "bob's token works");
 });
 
@@ -122,12 +129,12 @@ test('the contact caps example sets what its comment says a GET reads back', asy
   assert.equal(patched, '', "an update answers 202 with an empty body (the API's rule for PATCH)");
   // "# GET …/accounts/2/ → "contact_caps": {…}, "calling_hours": {…}", as the JSON it quotes.
   const said = commentsOf(block).join(' ');
-  const [, account, fields] = /^GET …\/accounts\/(\d+)\/ → (.*)$/.exec(said) ?? [];
+  const [, accountId, fields] = /^GET …\/accounts\/(\d+)\/ → (.*)$/.exec(said) ?? [];
   assert.ok(fields, said);
   const expected = JSON.parse(`{${fields}}`) as Record<string, unknown>;
-  const read = json(await (await fetch(`${base}/rest-api/accounts/${account}/`, { headers: admin })).text());
+  const account = (await read(`/rest-api/accounts/${accountId}/`)) as Record<string, unknown>;
   assert.deepEqual(Object.keys(expected).sort(), ['calling_hours', 'contact_caps']);
-  for (const [field, value] of Object.entries(expected)) assert.deepEqual(read[field], value, field);
+  for (const [field, value] of Object.entries(expected)) assert.deepEqual(account[field], value, field);
 });
 
 test('the idempotency example: the second POST replays the first, nothing more is created', async () => {
@@ -135,7 +142,7 @@ test('the idempotency example: the second POST replays the first, nothing more i
   assert.equal(key, '', 'KEY=… prints nothing');
   assert.equal(json(created).name, 'customers', created);
   assert.equal(replayed, created, 'the same body');
-  const phonebooks = (await (await fetch(`${base}/rest-api/phonebook/`, { headers: admin })).json()) as { results: { name: string }[] };
+  const phonebooks = (await read('/rest-api/phonebook/')) as { results: { name: string }[] };
   assert.equal(phonebooks.results.filter((p) => p.name === 'customers').length, 1, JSON.stringify(phonebooks));
 });
 
@@ -164,19 +171,19 @@ test('the session example answers the status, body and cookie its comments show'
 
 test("the events examples: the live stream stays open, the poller's page is {next, results} with the log in it", async () => {
   // Something in the log first: an import into the idempotency example's phonebook.
-  const phonebooks = (await (await fetch(`${base}/rest-api/phonebook/`, { headers: admin })).json()) as { results: { id: number; name: string }[] };
+  const phonebooks = (await read('/rest-api/phonebook/')) as { results: { id: number; name: string }[] };
   const customers = phonebooks.results.find((p) => p.name === 'customers');
   assert.ok(customers, JSON.stringify(phonebooks));
   const form = new FormData();
   form.append('file', new Blob(['contact,full_name\n+442071234567,Ada\n+442071234568,Bob\n'], { type: 'text/csv' }), 'leads.csv');
-  const imported = await fetch(`${base}/rest-api/phonebook/${customers.id}/import/`, { method: 'POST', headers: admin, body: form });
+  const imported = await fetch(`${base}/rest-api/phonebook/${customers.id}/import/`, { method: 'POST', headers: { authorization: admin }, body: form });
   assert.equal(imported.status, 201, await imported.text());
 
   const [stream, page] = commandsOf(readmeBlock('### Events and webhooks', 'sh'));
   assert.match(stream, /^curl -N /, stream);
   // The stream never ends by itself: it is still open after 3 s (timeout's 124), and said nothing
   // of an error meanwhile (curl prints a refused request's body and exits 0).
-  const streamed = spawnSync('bash', ['-c', `timeout 3 ${stream.replaceAll('http://127.0.0.1:8000', base).replaceAll('PASSWORD', password)}`], { encoding: 'utf8' });
+  const streamed = spawnSync('bash', ['-c', `timeout 3 ${fillIn(stream)}`], { encoding: 'utf8' });
   assert.equal(streamed.status, 124, `${streamed.stdout}\n${streamed.stderr}`);
   assert.doesNotMatch(streamed.stdout, /detail/, streamed.stdout);
 
@@ -197,6 +204,6 @@ test("the SIP trunk example creates the gateway it describes, the password read 
   assert.equal(gateway.driver, 'sip', created);
   assert.equal(gateway.settings.password, '********', created);
   assert.equal(gateway.settings.cps, 5, created);
-  const read = json(await (await fetch(`${base}/rest-api/gateway/${gateway.id}/`, { headers: admin })).text()) as { settings: Record<string, unknown> };
-  assert.equal(read.settings.password, '********', 'write-only');
+  const stored = (await read(`/rest-api/gateway/${gateway.id}/`)) as { settings: Record<string, unknown> };
+  assert.equal(stored.settings.password, '********', 'write-only');
 });

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { childEnv } from './cli-process.ts';
 import { basic } from './helpers.ts';
 import { readmeBlock, startServerAsUser } from './readme.ts';
 
@@ -24,13 +25,12 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{
 }
 
 test('the README worked example runs as written against a fresh server, and the log says what the engine did', async () => {
-  const { base, password, env, server, stdout: out, stderr: err, exited } = await startServerAsUser();
+  const { base, password, child: server, stdout: out, stderr: err, exited } = await startServerAsUser();
   // The first start's password: a block of its own on stderr, in no log line.
   assert.ok(!out().includes(password), 'the password is in the log');
-  const { DATA_DIR: _d, DATABASE_URL: _u, LOG_LEVEL: _l, PORT: _p, ...inherited } = env;
 
   const example = readmeBlock('<!-- worked-example:', 'sh');
-  const replay = await run('bash', ['-e', '-o', 'pipefail', '-c', example], { ...inherited, DIALER_URL: base, DIALER_PASSWORD: password });
+  const replay = await run('bash', ['-e', '-o', 'pipefail', '-c', example], childEnv({ DIALER_URL: base, DIALER_PASSWORD: password }));
   assert.equal(replay.code, 0, `${replay.stdout}\n${replay.stderr}\n${out()}`);
 
   // What the example made, read back as a client would.

@@ -6,12 +6,12 @@
  * starts it.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { childEnv, type Server, startServe } from './cli-process.ts';
 import { freshPostgresDatabase, onPostgres } from './helpers.ts';
 
 const README = path.resolve(import.meta.dirname, '..', 'README.md');
@@ -42,53 +42,20 @@ export async function readmeSignatureCheck(): Promise<SignatureCheck> {
   }
 }
 
-export interface UserServer {
-  /** `http://127.0.0.1:<port>`, where it listens. */
-  base: string;
-  /** The password the first start printed for `admin`. */
-  password: string;
-  /** The environment it runs in (DATA_DIR, DATABASE_URL); a command line given it finds this server. */
-  env: NodeJS.ProcessEnv;
-  server: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves with the exit code once it has exited. */
-  exited: Promise<number | null>;
-}
-
 /**
- * `campaign-dialer serve` as a user starts it: a fresh DATA_DIR (or, under TEST_DATABASE_URL, a
- * fresh PostgreSQL database), any free port, the simulator, the log at `info`; killed and removed
- * after the file. Its first start's admin password is read where a user reads it: stderr.
+ * `campaign-dialer serve` as a user starts it (cli-process.ts startServe): a fresh DATA_DIR (or,
+ * under TEST_DATABASE_URL, a fresh PostgreSQL database), no admin password given, any free port,
+ * the simulator; killed and removed after the file. Its first start's admin password is read
+ * where a user reads it: stderr. `env` is what a command line needs to find this server.
  */
-export async function startServerAsUser(): Promise<UserServer> {
+export async function startServerAsUser(): Promise<Server & { password: string; env: NodeJS.ProcessEnv }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-readme-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const database = onPostgres ? await freshPostgresDatabase() : undefined;
   if (database) after(database.drop);
-  const { DATABASE_URL: _u, DIALER_ADMIN_PASSWORD: _p, ...inherited } = process.env;
-  const env = { ...inherited, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...(database ? { DATABASE_URL: database.url } : {}) };
-
-  const server = spawn(process.execPath, [path.resolve(import.meta.dirname, '..', 'bin/campaign-dialer.js'), 'serve'], { env });
-  after(() => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  server.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => server.on('close', resolve));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen in 120 s:\n${stdout}\n${stderr}`)), 120_000);
-    server.stdout.on('data', (d) => {
-      stdout += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  const found = /^ {2}First start: created user "admin" with password (\S+)$/m.exec(stderr);
-  assert.ok(found, stderr);
-  return { base, password: found[1], env, server, stdout: () => stdout, stderr: () => stderr, exited };
+  const env = { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
+  const server = await startServe(env);
+  const found = /^ {2}First start: created user "admin" with password (\S+)$/m.exec(server.stderr());
+  assert.ok(found, server.stderr());
+  return { ...server, password: found[1], env: childEnv(env) };
 }

@@ -170,13 +170,18 @@ export async function walState(db: Database): Promise<WalState> {
   );
 }
 
+/** A WAL position ("16/B374D848") as a byte offset. */
+const lsnBytes = (lsn: string) => {
+  const [hi, lo] = lsn.split('/');
+  return Number((BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`));
+};
+
 export async function walSince(db: Database, before: WalState): Promise<{ mb: number; checkpoints: number; commits: number; syncs: number }> {
-  const now = await one<WalState & { bytes: string }>(
-    db,
-    sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before.lsn}::pg_lsn)::text as bytes,
-          (select (checkpoints_timed + checkpoints_req)::int from pg_stat_bgwriter) as checkpoints,
-          (select xact_commit::float8 from pg_stat_database where datname = current_database()) as commits,
-          (select wal_sync::float8 from pg_stat_wal) as syncs`,
-  );
-  return { mb: Number(now.bytes) / 1e6, checkpoints: now.checkpoints - before.checkpoints, commits: now.commits - before.commits, syncs: now.syncs - before.syncs };
+  const now = await walState(db);
+  return {
+    mb: (lsnBytes(now.lsn) - lsnBytes(before.lsn)) / 1e6,
+    checkpoints: now.checkpoints - before.checkpoints,
+    commits: now.commits - before.commits,
+    syncs: now.syncs - before.syncs,
+  };
 }
